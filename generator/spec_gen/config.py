@@ -1,0 +1,67 @@
+"""Project settings: `[tool.spec-gen]` of the nearest pyproject.toml, overridable per command."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+DEFAULTS: dict[str, str] = {
+    "spec": "spec/openapi.yaml",
+    "templates": "templates",
+    "output": "generated",
+    "server-package": "api_server",
+    "client-package": "api_client",
+    "distribution-prefix": "api",
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path  # the project directory; relative settings are resolved against it
+    spec: Path
+    templates: Path
+    output: Path
+    server_package: str
+    client_package: str
+    distribution_prefix: str
+
+    def with_overrides(self, **overrides: Any) -> Config:
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+    def relative(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+
+def find_project(start: Path) -> Path:
+    for directory in [start, *start.parents]:
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file() and "tool" in _read(pyproject) and "spec-gen" in _read(pyproject)["tool"]:
+            return directory
+    return start
+
+
+def _read(pyproject: Path) -> dict[str, Any]:
+    with pyproject.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def load_config(start: Path | None = None) -> Config:
+    root = find_project((start or Path.cwd()).resolve())
+    pyproject = root / "pyproject.toml"
+    settings = dict(DEFAULTS)
+    if pyproject.is_file():
+        settings.update(_read(pyproject).get("tool", {}).get("spec-gen", {}))
+    return Config(
+        root=root,
+        spec=root / settings["spec"],
+        templates=root / settings["templates"],
+        output=root / settings["output"],
+        server_package=settings["server-package"],
+        client_package=settings["client-package"],
+        distribution_prefix=settings["distribution-prefix"],
+    )

@@ -1,0 +1,67 @@
+"""Names: turning spec identifiers into Python identifiers, the same way in every target."""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|_)|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+# Names a generated module must not shadow (builtins used in annotations, typing, pydantic).
+RESERVED = frozenset(
+    {
+        "Any",
+        "BaseModel",
+        "Enum",
+        "Field",
+        "List",
+        "Dict",
+        "Model",
+        "RootModel",
+        "Type",
+        "bool",
+        "bytes",
+        "dict",
+        "float",
+        "int",
+        "list",
+        "object",
+        "str",
+        "type",
+    }
+)
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.replace("-", " ").replace(".", " "))
+
+
+def snake(text: str) -> str:
+    """`filterModel` -> `filter_model`, `X-Target-Org-Id` -> `x_target_org_id`."""
+    name = "_".join(w.lower() for w in words(text)) or "value"
+    if name[0].isdigit():
+        name = "_" + name
+    return name + "_" if keyword.iskeyword(name) or name in {"self", "ctx", "body"} else name
+
+
+def pascal(text: str) -> str:
+    """`list_webhooks` -> `ListWebhooks`, `api-keys` -> `ApiKeys`."""
+    name = "".join(w[:1].upper() + w[1:] for w in words(text)) or "Value"
+    return "_" + name if name[0].isdigit() else name
+
+
+def module_name(text: str) -> str:
+    """A tag name as a module name: `api-keys` -> `api_keys`."""
+    return snake(text).rstrip("_")
+
+
+def is_snake_identifier(text: str) -> bool:
+    return re.fullmatch(r"[a-z][a-z0-9]*(_[a-z0-9]+)*", text) is not None
+
+
+def is_pascal_identifier(text: str) -> bool:
+    return re.fullmatch(r"[A-Z][A-Za-z0-9]*", text) is not None and text not in RESERVED
+
+
+def constant_name(*parts: str) -> str:
+    return "_".join(snake(p).rstrip("_").upper() for p in parts if p)

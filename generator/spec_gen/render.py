@@ -1,0 +1,146 @@
+"""The Jinja2 environment every target renders with, and its filters."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .ir import MISSING, Operation, Param
+from .naming import module_name
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def pyrepr(value: Any) -> str:
+    """A Python literal for a JSON-like value; dict order is kept, so output is stable."""
+    if isinstance(value, tuple):
+        return "(" + "".join(pyrepr(v) + ", " for v in value).rstrip(" ") + ")" if value else "()"
+    if isinstance(value, list):
+        return "[" + ", ".join(pyrepr(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{pyrepr(k)}: {pyrepr(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def pytuple(value: Any) -> str:
+    return pyrepr(tuple(value))
+
+
+def docline(text: str) -> str:
+    line = " ".join(str(text).split())
+    return line.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') or "No description."
+
+
+def _doc_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+
+
+def op_badges(op: Operation) -> str:
+    parts = [f"Tier: {op.tier}" if op.tier else "", f"Scope: {op.scope}" if op.scope else ""]
+    parts.append(f"Lifecycle: {op.lifecycle}")
+    if op.feature_flag:
+        parts.append(f"Feature flag: {op.feature_flag}")
+    if op.provisional:
+        parts.append("Provisional")
+    return " · ".join(p for p in parts if p)
+
+
+def op_docstring(op: Operation, indent: int) -> str:
+    """Summary, description and the operation's badges, as a docstring body."""
+    pad = " " * indent
+    lines = [docline(op.summary or op.operation_id), ""]
+    lines.append(f"{op.method.upper()} {op.full_path}")
+    lines.append(op_badges(op))
+    if op.description.strip():
+        lines.append("")
+        for paragraph in op.description.strip().split("\n\n"):
+            lines.extend(textwrap.wrap(_doc_escape(" ".join(paragraph.split())), 88) + [""])
+        lines.pop()
+    return ("\n" + pad).join(lines).rstrip() + "\n" + pad
+
+
+def names_in(annotation: str, known: set[str]) -> set[str]:
+    return {name for name in _IDENT.findall(annotation) if name in known}
+
+
+def route_params(op: Operation) -> list[Param]:
+    return op.handler_params
+
+
+def fastapi_param(p: Param) -> str:
+    kind = {"path": "Path", "query": "Query", "header": "Header", "cookie": "Cookie"}[p.location]
+    args = []
+    if p.location in ("header", "cookie") or p.py_name != p.name:
+        args.append(f"alias={p.name!r}")
+    args.extend(f"{k}={pyrepr(v)}" for k, v in p.constraints.items())
+    annotated = f"Annotated[{p.full_annotation}, {kind}({', '.join(args)})]"
+    if p.required and p.default is MISSING:
+        return annotated
+    return f"{annotated} = {default_literal(p)}"
+
+
+def default_literal(p: Param) -> str:
+    if p.default is MISSING or p.default is None:
+        return "None"
+    if p.annotation[:1].isupper() and isinstance(p.default, str):
+        return f"{p.annotation}({p.default!r})"
+    return pyrepr(p.default)
+
+
+def fastapi_body(body: Any) -> str:
+    if body.required:
+        return f"Annotated[{body.model}, Body()]"
+    return f"Annotated[{body.model} | None, Body()] = None"
+
+
+def client_path(op: Operation) -> str:
+    path = op.full_path
+    for p in op.params:
+        if p.location == "path":
+            path = path.replace("{" + p.name + "}", "{path_param(" + p.py_name + ")}")
+    return ('f"' if "{" in path else '"') + path + '"'
+
+
+def default_text(p: Param) -> str:
+    return "" if p.default is MISSING else f"`{p.default!r}`"
+
+
+def md(text: Any) -> str:
+    """Text for a Markdown table cell."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+@lru_cache(maxsize=8)
+def environment(templates: Path) -> Any:
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+    env = Environment(
+        loader=FileSystemLoader(str(templates)),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    env.filters.update(
+        pyrepr=pyrepr,
+        pytuple=pytuple,
+        docline=docline,
+        op_docstring=op_docstring,
+        op_badges=op_badges,
+        route_params=route_params,
+        fastapi_param=fastapi_param,
+        fastapi_body=fastapi_body,
+        md=md,
+        default_text=default_text,
+        module=module_name,
+        client_path=client_path,
+    )
+    return env
+
+
+def render(templates: Path, name: str, **context: Any) -> str:
+    return str(environment(templates).get_template(name).render(**context))

@@ -1,0 +1,84 @@
+"""The server's API layer: models, constants, operation table, interfaces, routers."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..ir import Api, Operation
+from ..naming import constant_name, is_snake_identifier
+from ..render import names_in
+from . import Target
+
+
+@dataclass(frozen=True)
+class Constant:
+    name: str
+    value: Any
+    annotation: str
+    doc: str
+
+
+def constants(api: Api) -> list[Constant]:
+    """Root x- extensions flattened: `x-rate-limit: {per_second: 10}` -> RATE_LIMIT_PER_SECOND."""
+    out: list[Constant] = []
+
+    def visit(prefix: list[str], value: Any) -> None:
+        if isinstance(value, dict) and all(is_snake_identifier(str(k)) or str(k).startswith("x-") for k in value):
+            for key, item in value.items():
+                if not str(key).startswith("x-"):
+                    visit([*prefix, str(key)], item)
+            return
+        name = constant_name(*prefix)
+        if isinstance(value, list):
+            value = tuple(value)
+            kinds = {type(v).__name__ for v in value}
+            annotation = f"tuple[{kinds.pop()}, ...]" if len(kinds) == 1 else "tuple[Any, ...]"
+        elif isinstance(value, dict):
+            annotation = "dict[str, Any]"
+        else:
+            annotation = ""
+        out.append(Constant(name, value, annotation, ""))
+
+    for key, value in api.extensions.items():
+        visit([key[2:]], value)
+    return out
+
+
+def used_models(ops: list[Operation], known: set[str]) -> list[str]:
+    names: set[str] = set()
+    for op in ops:
+        for p in op.handler_params:
+            names |= names_in(p.annotation, known)
+        if op.body:
+            names.add(op.body.model)
+        if op.success.model:
+            names.add(op.success.model)
+    return sorted(names & known)
+
+
+def render_server(target: Target, api: Api, models_source: str, known: set[str]) -> dict[str, str]:
+    pkg = target.package
+    ctx = target.context(api)
+    files = {
+        "pyproject.toml": target.render("api/pyproject.toml.j2", **ctx, dependencies=target.dependencies),
+        f"{pkg}/py.typed": "",
+        f"{pkg}/__init__.py": target.render("api/__init__.py.j2", **ctx),
+        f"{pkg}/runtime.py": target.render("api/runtime.py.j2", **ctx),
+        f"{pkg}/models.py": models_source,
+        f"{pkg}/constants.py": target.render("api/constants.py.j2", **ctx, constants=constants(api)),
+        f"{pkg}/operations.py": target.render("api/operations.py.j2", **ctx, operations=api.operations),
+        f"{pkg}/interfaces/__init__.py": target.render("api/interfaces/__init__.py.j2", **ctx, tags=api.tags),
+        f"{pkg}/routers/__init__.py": target.render("api/routers/__init__.py.j2", **ctx, tags=api.tags),
+        f"{pkg}/openapi.json": json.dumps(api.document, indent=2, ensure_ascii=False) + "\n",
+    }
+    for tag in api.tags:
+        models = used_models(tag.operations, known)
+        files[f"{pkg}/interfaces/{tag.module}.py"] = target.render(
+            "api/interfaces/tag.py.j2", **ctx, tag=tag, models=models
+        )
+        files[f"{pkg}/routers/{tag.module}.py"] = target.render(
+            "api/routers/tag.py.j2", **ctx, tag=tag, models=models
+        )
+    return files
