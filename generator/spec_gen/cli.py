@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 import click
 
 from .config import Config, load_config
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def _config(spec: str | None) -> Config:
@@ -16,12 +22,11 @@ def _config(spec: str | None) -> Config:
     return config.with_overrides(spec=Path(spec).resolve() if spec else None)
 
 
-def _fail_on_spec_errors(func):  # type: ignore[no-untyped-def]
+def _fail_on_spec_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Report located spec problems as `file:line: message` lines and exit 1, never a traceback."""
-    import functools
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         from .build import SpecInvalid
         from .load import SpecError
 
@@ -80,7 +85,7 @@ def bundle_command(path: str | None, fmt: str) -> None:
 
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    setattr(yaml, "sort_base_mapping_type_on_output", False)  # keep the document's key order
     yaml.width = 4096
     yaml.dump(document, sys.stdout)
 

@@ -340,7 +340,7 @@ class _Builder:
             return None
         node = self.deref(node)
         content_type, media = _json_media(node.get("content") or {})
-        if media is None:
+        if media is None or content_type is None:
             return None
         schema = media.get("schema") or {}
         return Body(

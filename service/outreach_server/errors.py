@@ -32,7 +32,11 @@ def not_implemented(ctx: Any) -> ApiError:
 
 def _validation_items(exc: RequestValidationError) -> list[dict[str, Any]]:
     return [
-        {"loc": list(err.get("loc", ())), "msg": str(err.get("msg", "")), "type": str(err.get("type", ""))}
+        {
+            "loc": list(err.get("loc", ())),
+            "msg": str(err.get("msg", "")),
+            "type": str(err.get("type", "")),
+        }
         for err in exc.errors()
     ]
 

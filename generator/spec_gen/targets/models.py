@@ -19,10 +19,10 @@ OPTIONS: dict[str, Any] = {
     "use_subclass_enum": True,
     "use_schema_description": True,
     "use_field_description": True,
-    "keep_model_order": True,
     "strict_nullable": True,
     "use_double_quotes": True,
     "capitalise_enum_members": True,
+    "set_default_enum_member": True,
 }
 
 
@@ -43,7 +43,7 @@ def inline_primitive_refs(node: Any, schemas: dict[str, Any]) -> Any:
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
             target = schemas.get(ref.rsplit("/", 1)[-1])
-            if _is_primitive(target):
+            if isinstance(target, dict) and _is_primitive(target):
                 siblings = {k: v for k, v in node.items() if k != "$ref"}
                 return {**target, **siblings}
         return {k: inline_primitive_refs(v, schemas) for k, v in node.items()}
@@ -81,7 +81,7 @@ def generate_models(api: Api, header: str, cache_dir: Path | None) -> str:
 
 
 def _run_datamodel_codegen(document: dict[str, Any], header: str) -> str:
-    from datamodel_code_generator import (
+    from datamodel_code_generator import (  # type: ignore[attr-defined]
         DataModelType,
         InputFileType,
         PythonVersion,

@@ -1,0 +1,1 @@
+"""Implementations of the generated interfaces, one module per tag."""

@@ -1,0 +1,89 @@
+"""The service skeleton: every route of the spec answers, in the API's error format."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from outreach_api import OPERATIONS
+
+from outreach_server import Settings, create_app
+
+KEY = {"Authorization": "Bearer outreach_live_notarealkey"}
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app(Settings(database_url="sqlite+aiosqlite:///:memory:")))
+
+
+def concrete(path: str) -> str:
+    return re.sub(r"{[^}]+}", "1", path)
+
+
+def test_every_operation_of_the_spec_has_a_route(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    methods = {"get", "post", "put", "patch", "delete"}
+    in_spec = {op["operationId"] for item in spec["paths"].values() for m, op in item.items() if m in methods}
+    assert in_spec == set(OPERATIONS)
+    assert len(OPERATIONS) == 46
+
+
+@pytest.mark.parametrize("operation_id", sorted(OPERATIONS))
+def test_route_answers_401_without_key_then_501_or_422(client: TestClient, operation_id: str) -> None:
+    op = OPERATIONS[operation_id]
+    url = concrete(op.path)
+    uses_key = any("ApiKey" in alt for alt in op.security)
+    if uses_key:
+        response = client.request(op.method, url)
+        assert response.status_code == 401
+        assert response.json() == {"detail": "Missing Authorization header"}
+    response = client.request(op.method, url, headers=KEY if uses_key else {})
+    assert response.status_code in (501, 422), response.text
+    body = response.json()
+    if response.status_code == 501:
+        assert body == {"detail": f"Not implemented yet: {operation_id}"}
+    else:
+        assert all(set(item) >= {"loc", "msg", "type"} for item in body["detail"])
+
+
+def test_jwt_instead_of_api_key_is_refused(client: TestClient) -> None:
+    response = client.get("/api/v1/webhooks", headers={"Authorization": f"Bearer {JWT}"})
+    assert response.status_code == 401
+    assert response.json() == {"detail": "JWT token provided instead of API key"}
+
+
+def test_literal_routes_win_over_parameters(client: TestClient) -> None:
+    assert client.get("/api/v1/contacts/columns", headers=KEY).json()["detail"].endswith("list_custom_columns")
+    assert client.get("/api/v1/contacts/suppressions", headers=KEY).json()["detail"].endswith("list_suppressions")
+    assert client.get("/api/v1/webhooks/events", headers=KEY).json()["detail"].endswith("list_webhook_events")
+    assert client.get("/api/v1/contacts/7", headers=KEY).json()["detail"].endswith("get_contact")
+
+
+def test_validation_errors_and_unknown_routes_use_the_error_format(client: TestClient) -> None:
+    response = client.get("/api/v1/contacts/suppressions", params={"limit": 501}, headers=KEY)
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["query", "limit"]
+    response = client.post(
+        "/api/v1/webhooks", content=b"{broken", headers={**KEY, "content-type": "application/json"}
+    )
+    assert response.status_code == 422
+    missing = client.get("/api/v1/does-not-exist", headers=KEY)
+    assert missing.status_code == 404 and missing.json() == {"detail": "Not Found"}
+
+
+def test_api_key_paths_live_under_v1_not_api_v1(client: TestClient) -> None:
+    assert client.get("/v1/api-keys", headers=KEY).status_code == 501
+    assert client.get("/api/v1/api-keys", headers=KEY).status_code == 404
+
+
+def test_openapi_json_is_the_bundled_hand_written_spec(client: TestClient) -> None:
+    document: dict[str, Any] = client.get("/openapi.json").json()
+    assert document["openapi"] == "3.1.0"
+    assert document["info"]["version"] == "1.0.0"
+    assert "x-rate-limit" in document
+    assert json.dumps(document).count("x-provisional") > 10
