@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Quick start 2: set up and run everything CI runs: validate the spec, check generated/ is
+# up to date, type-check (mypy binds service/ to the generated interfaces), run the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+. .venv/bin/activate
+spec-gen validate
+spec-gen build --check > /dev/null || spec-gen build --check
+mypy
+# pytest exits 5 when no test ran; `set -e` turns that (like any failure) into a failed run
+python -m pytest "$@"
