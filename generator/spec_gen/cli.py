@@ -66,12 +66,16 @@ def validate(path: str | None) -> None:
         for key in item
         if key in ("get", "put", "post", "delete", "options", "head", "patch", "trace")
     )
-    click.echo(f"{config.relative(config.spec)}: valid ({len(bundle.files)} files, {operations} operations)")
+    click.echo(
+        f"{config.relative(config.spec)}: valid ({len(bundle.files)} files, {operations} operations)"
+    )
 
 
 @main.command("bundle")
 @click.argument("path", required=False, type=click.Path(dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True
+)
 @_fail_on_spec_errors
 def bundle_command(path: str | None, fmt: str) -> None:
     """Print the single resolved document (all files merged) on stdout."""
@@ -85,15 +89,21 @@ def bundle_command(path: str | None, fmt: str) -> None:
 
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    setattr(yaml, "sort_base_mapping_type_on_output", False)  # keep the document's key order
+    yaml.sort_base_mapping_type_on_output = False  # keep the document's key order
     yaml.width = 4096
     yaml.dump(document, sys.stdout)
 
 
 @main.command()
-@click.option("--spec", type=click.Path(dir_okay=False), help="Root spec file (default from pyproject).")
-@click.option("--out", type=click.Path(file_okay=False), help="Output directory (default: generated/).")
-@click.option("--check", is_flag=True, help="Build into memory and compare with the output directory.")
+@click.option(
+    "--spec", type=click.Path(dir_okay=False), help="Root spec file (default from pyproject)."
+)
+@click.option(
+    "--out", type=click.Path(file_okay=False), help="Output directory (default: generated/)."
+)
+@click.option(
+    "--check", is_flag=True, help="Build into memory and compare with the output directory."
+)
 @click.option("--no-cache", is_flag=True, help="Ignore the content-hash cache; rebuild everything.")
 @_fail_on_spec_errors
 def build(spec: str | None, out: str | None, check: bool, no_cache: bool) -> None:
@@ -108,7 +118,9 @@ def build(spec: str | None, out: str | None, check: bool, no_cache: bool) -> Non
 
 @main.command()
 @click.argument("tag")
-@click.option("--spec", type=click.Path(dir_okay=False), help="Root spec file (default from pyproject).")
+@click.option(
+    "--spec", type=click.Path(dir_okay=False), help="Root spec file (default from pyproject)."
+)
 @_fail_on_spec_errors
 def scaffold(tag: str, spec: str | None) -> None:
     """Print a starting implementation of TAG's interface (every method answering 501).
@@ -127,7 +139,13 @@ def scaffold(tag: str, spec: str | None) -> None:
         raise click.BadParameter(f"no tag {tag!r}; tags: {', '.join(t.name for t in api.tags)}")
     models = used_models(found[0].operations, set(api.schemas))
     click.echo(
-        render(config.templates, "scaffold/handler.py.j2", tag=found[0], package=config.server_package, models=models),
+        render(
+            config.templates,
+            "scaffold/handler.py.j2",
+            tag=found[0],
+            package=config.server_package,
+            models=models,
+        ),
         nl=False,
     )
 

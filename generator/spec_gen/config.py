@@ -40,7 +40,11 @@ class Config:
 def find_project(start: Path) -> Path:
     for directory in [start, *start.parents]:
         pyproject = directory / "pyproject.toml"
-        if pyproject.is_file() and "tool" in _read(pyproject) and "spec-gen" in _read(pyproject)["tool"]:
+        if (
+            pyproject.is_file()
+            and "tool" in _read(pyproject)
+            and "spec-gen" in _read(pyproject)["tool"]
+        ):
             return directory
     return start
 

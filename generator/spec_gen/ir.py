@@ -331,7 +331,12 @@ class _Builder:
             header = self.deref(header)
             annotation, _ = self.annotation(header.get("schema") or {}, owner + pascal(name))
             out.append(
-                Header(name, str(header.get("description", "")), annotation, bool(header.get("required")))
+                Header(
+                    name,
+                    str(header.get("description", "")),
+                    annotation,
+                    bool(header.get("required")),
+                )
             )
         return tuple(out)
 
@@ -364,7 +369,9 @@ class _Builder:
             model = None
             if media is not None and media.get("schema"):
                 suffix = "Response" if len(success_codes) <= 1 else f"Response{status}"
-                hoist_name = op_name + suffix if str(status).startswith("2") else f"{op_name}Error{status}"
+                hoist_name = (
+                    op_name + suffix if str(status).startswith("2") else f"{op_name}Error{status}"
+                )
                 model = self.model_for(media["schema"], hoist_name)
             out.append(
                 Response(
@@ -387,11 +394,15 @@ class _Builder:
         servers = [_server(s) for s in doc.get("servers") or [{"url": "/"}]]
         default_security = _security(doc.get("security"))
         tag_order = [t["name"] for t in doc.get("tags") or []]
-        tags = {t["name"]: Tag(t["name"], str(t.get("description", ""))) for t in doc.get("tags") or []}
+        tags = {
+            t["name"]: Tag(t["name"], str(t.get("description", ""))) for t in doc.get("tags") or []
+        }
         operations: list[Operation] = []
         for path, item in (doc.get("paths") or {}).items():
             item = self.deref(item)
-            prefix = _server(item["servers"][0]).prefix if item.get("servers") else servers[0].prefix
+            prefix = (
+                _server(item["servers"][0]).prefix if item.get("servers") else servers[0].prefix
+            )
             shared = [self.deref(p) for p in item.get("parameters") or []]
             for method in HTTP_METHODS:
                 if method not in item:
@@ -422,7 +433,10 @@ class _Builder:
                     security=_security(raw["security"]) if "security" in raw else default_security,
                     deprecated=bool(raw.get("deprecated", False)),
                     extensions=_extensions(raw),
-                    pointer="/paths/" + str(path).replace("~", "~0").replace("/", "~1") + "/" + method,
+                    pointer="/paths/"
+                    + str(path).replace("~", "~0").replace("/", "~1")
+                    + "/"
+                    + method,
                 )
                 operations.append(op)
                 tags[tag_name].operations.append(op)
@@ -464,9 +478,8 @@ class _Builder:
 def _is_primitive(schema: dict[str, Any]) -> bool:
     kinds = schema.get("type")
     kinds = kinds if isinstance(kinds, list) else [kinds]
-    return (
-        not any(k in schema for k in ("enum", "oneOf", "anyOf", "allOf", "properties"))
-        and all(k in ("string", "integer", "number", "boolean", "null") for k in kinds)
+    return not any(k in schema for k in ("enum", "oneOf", "anyOf", "allOf", "properties")) and all(
+        k in ("string", "integer", "number", "boolean", "null") for k in kinds
     )
 
 

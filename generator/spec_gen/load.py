@@ -71,6 +71,17 @@ def _yaml_error(path: Path, exc: Exception) -> SpecError:
     return SpecError(path, mark.line + 1, mark.column + 1, message)
 
 
+def _has_clib() -> bool:
+    try:
+        import _ruamel_yaml  # noqa: F401  (ruamel.yaml.clib: the C parser, ~6x faster)
+    except ImportError:
+        return False
+    return True
+
+
+_HAS_CLIB = _has_clib()
+
+
 def read_yaml(path: Path) -> Any:
     """Parse one YAML (or JSON) file into plain Python values."""
     from ruamel.yaml import YAML
@@ -81,7 +92,7 @@ def read_yaml(path: Path) -> Any:
     except OSError as exc:
         raise SpecError(path, 0, 0, f"cannot read file: {exc.strerror}") from None
     try:
-        return YAML(typ="safe", pure=True).load(text)
+        return YAML(typ="safe", pure=not _HAS_CLIB).load(text)
     except YAMLError as exc:
         raise _yaml_error(path, exc) from None
 
@@ -119,7 +130,9 @@ class _Bundler:
         keys = sorted(document, key=lambda k: (k != "components", list(document).index(k)))
         out: dict[str, Any] = {}
         for key in keys:
-            out[key] = self.walk(document[key], self.root, join_pointer("", key), join_pointer("", key))
+            out[key] = self.walk(
+                document[key], self.root, join_pointer("", key), join_pointer("", key)
+            )
         self.bundle.document = {k: out[k] for k in document}
         self.bundle.files = sorted(self.files)
         return self.bundle

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .load import Bundle, SourceMap, join_pointer, resolve_pointer
 from .naming import is_pascal_identifier, is_snake_identifier
@@ -87,10 +88,15 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
     try:
         for error in OpenAPIV31SpecValidator(document).iter_errors():
             path = list(error.absolute_path)
-            out.append(RawFinding(_anchor(document, path, error.instance), "openapi", error.message))
+            message = str(error.message).strip().splitlines()[0]
+            out.append(RawFinding(_anchor(document, path, error.instance), "openapi", message))
     except Exception as exc:  # the validator can fail on documents too broken to walk
         if not out:
-            out.append(RawFinding("", "openapi", f"not a readable OpenAPI document ({type(exc).__name__}: {exc})"))
+            out.append(
+                RawFinding(
+                    "", "openapi", f"not a readable OpenAPI document ({type(exc).__name__}: {exc})"
+                )
+            )
     return out
 
 
@@ -157,50 +163,86 @@ class _Rules:
         if not isinstance(op_id, str):
             self.add(here, "operation-id", "operation has no operationId")
         elif not is_snake_identifier(op_id):
-            self.add(join_pointer(here, "operationId"), "operation-id", f"operationId {op_id!r} is not snake_case")
+            self.add(
+                join_pointer(here, "operationId"),
+                "operation-id",
+                f"operationId {op_id!r} is not snake_case",
+            )
         elif op_id in ids:
-            self.add(join_pointer(here, "operationId"), "operation-id", f"operationId {op_id!r} is also used at {ids[op_id]}")
+            self.add(
+                join_pointer(here, "operationId"),
+                "operation-id",
+                f"operationId {op_id!r} is also used at {ids[op_id]}",
+            )
         else:
             ids[op_id] = here
         tags = op.get("tags") or []
         if len(tags) != 1:
             self.add(here, "one-tag", f"an operation carries exactly one tag, found {len(tags)}")
         elif declared_tags and tags[0] not in declared_tags:
-            self.add(join_pointer(here, "tags", 0), "one-tag", f"tag {tags[0]!r} is not declared in the root tags")
+            self.add(
+                join_pointer(here, "tags", 0),
+                "one-tag",
+                f"tag {tags[0]!r} is not declared in the root tags",
+            )
         self.enum_extension(here, op, "x-tier", TIERS, required=True)
         self.enum_extension(here, op, "x-lifecycle", LIFECYCLES, required=True)
         self.enum_extension(here, op, "x-pagination", PAGINATIONS, required=True)
         scope = op.get("x-scope")
         if scope is not None:
             if self.scopes is not None and scope not in self.scopes:
-                self.add(join_pointer(here, "x-scope"), "x-scope", f"x-scope {scope!r} is not declared in the root x-scopes")
+                self.add(
+                    join_pointer(here, "x-scope"),
+                    "x-scope",
+                    f"x-scope {scope!r} is not declared in the root x-scopes",
+                )
             elif not re.fullmatch(r"[a-z][a-z_]*:[a-z][a-z_]*", str(scope)):
-                self.add(join_pointer(here, "x-scope"), "x-scope", f"x-scope {scope!r} is not of the form area:action")
+                self.add(
+                    join_pointer(here, "x-scope"),
+                    "x-scope",
+                    f"x-scope {scope!r} is not of the form area:action",
+                )
         if op.get("x-lifecycle") == "preview" and not op.get("x-feature-flag"):
             self.add(here, "preview-flag", "a preview operation names its gate in x-feature-flag")
         if op.get("x-feature-flag") and op.get("x-lifecycle") != "preview":
-            self.add(join_pointer(here, "x-feature-flag"), "preview-flag", "x-feature-flag is only for preview operations")
+            self.add(
+                join_pointer(here, "x-feature-flag"),
+                "preview-flag",
+                "x-feature-flag is only for preview operations",
+            )
         for key, value in op.items():
             if key == "x-provisional" and not isinstance(value, bool):
                 self.add(join_pointer(here, key), "x-provisional", "x-provisional is true or false")
         namespace = str(op.get("x-client-namespace") or (tags[0] if tags else ""))
         method = str(op.get("x-client-method") or op_id)
         if (namespace, method) in client_names:
-            self.add(here, "client-name", f"client method {namespace}.{method} is also used at {client_names[(namespace, method)]}")
+            self.add(
+                here,
+                "client-name",
+                f"client method {namespace}.{method} is also used at {client_names[(namespace, method)]}",
+            )
         client_names[(namespace, method)] = here
         params = self.params(here, item, op)
         self.path_params(here, path, params)
         self.pagination(here, op, params)
         self.error_responses(here, op)
 
-    def enum_extension(self, here: str, op: dict[str, Any], key: str, allowed: tuple[str, ...], required: bool) -> None:
+    def enum_extension(
+        self, here: str, op: dict[str, Any], key: str, allowed: tuple[str, ...], required: bool
+    ) -> None:
         if key not in op:
             if required:
                 self.add(here, key, f"{key} is missing (one of {', '.join(allowed)})")
         elif op[key] not in allowed:
-            self.add(join_pointer(here, key), key, f"{key} is {op[key]!r}, not one of {', '.join(allowed)}")
+            self.add(
+                join_pointer(here, key),
+                key,
+                f"{key} is {op[key]!r}, not one of {', '.join(allowed)}",
+            )
 
-    def params(self, here: str, item: dict[str, Any], op: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    def params(
+        self, here: str, item: dict[str, Any], op: dict[str, Any]
+    ) -> dict[tuple[str, str], dict[str, Any]]:
         found: dict[tuple[str, str], dict[str, Any]] = {}
         for param in list(item.get("parameters") or []) + list(op.get("parameters") or []):
             param = self.deref(param)
@@ -208,22 +250,36 @@ class _Rules:
                 found[(str(param["name"]), str(param.get("in")))] = param
         return found
 
-    def path_params(self, here: str, path: str, params: dict[tuple[str, str], dict[str, Any]]) -> None:
+    def path_params(
+        self, here: str, path: str, params: dict[tuple[str, str], dict[str, Any]]
+    ) -> None:
         in_template = set(re.findall(r"{([^}]+)}", path))
         declared = {name for name, where in params if where == "path"}
         for name in sorted(in_template - declared):
-            self.add(here, "path-params", f"path parameter {name!r} is in the path but not declared")
+            self.add(
+                here, "path-params", f"path parameter {name!r} is in the path but not declared"
+            )
         for name in sorted(declared - in_template):
-            self.add(here, "path-params", f"path parameter {name!r} is declared but not in the path")
+            self.add(
+                here, "path-params", f"path parameter {name!r} is declared but not in the path"
+            )
 
-    def pagination(self, here: str, op: dict[str, Any], params: dict[tuple[str, str], dict[str, Any]]) -> None:
+    def pagination(
+        self, here: str, op: dict[str, Any], params: dict[tuple[str, str], dict[str, Any]]
+    ) -> None:
         kind = op.get("x-pagination")
         b = self.bounds
         if kind == "page":
             self.bounded(here, params, "page", b["page_minimum"], None, b["page_default"])
-            self.bounded(here, params, "limit", b["limit_minimum"], b["limit_maximum"], b["limit_default"])
+            self.bounded(
+                here, params, "limit", b["limit_minimum"], b["limit_maximum"], b["limit_default"]
+            )
             if not self.success_has_pagination(op):
-                self.add(here, "pagination", "a page-paginated operation's response carries a `pagination` object")
+                self.add(
+                    here,
+                    "pagination",
+                    "a page-paginated operation's response carries a `pagination` object",
+                )
         elif kind == "offset":
             self.bounded(here, params, "offset", b["offset_minimum"], None, b["offset_default"])
             self.bounded(here, params, "limit", b["limit_minimum"], None, None)
@@ -251,7 +307,11 @@ class _Rules:
             if key == "maximum" and "maximum" in schema and schema["maximum"] <= value:
                 continue
             if schema.get(key) != value:
-                self.add(here, "pagination", f"query parameter {name!r} must have {key} {value} (has {schema.get(key)!r})")
+                self.add(
+                    here,
+                    "pagination",
+                    f"query parameter {name!r} must have {key} {value} (has {schema.get(key)!r})",
+                )
 
     def success_has_pagination(self, op: dict[str, Any]) -> bool:
         for status, response in (op.get("responses") or {}).items():
@@ -271,13 +331,23 @@ class _Rules:
                 schema = media.get("schema") or {}
                 ref = schema.get("$ref", "")
                 if not str(ref).startswith("#/components/schemas/"):
-                    self.add(at, "error-schema", f"the {status} response must use a shared error schema ($ref to components/schemas)")
+                    self.add(
+                        at,
+                        "error-schema",
+                        f"the {status} response must use a shared error schema ($ref to components/schemas)",
+                    )
                     continue
                 detail = (self.deref(schema).get("properties") or {}).get("detail") or {}
                 is_array = self.deref(detail).get("type") == "array"
                 if (str(status) == "422") != is_array:
-                    want = "a `detail` array (loc, msg, type)" if str(status) == "422" else "a `detail` message string"
-                    self.add(at, "error-schema", f"the {status} response's schema must carry {want}")
+                    want = (
+                        "a `detail` array (loc, msg, type)"
+                        if str(status) == "422"
+                        else "a `detail` message string"
+                    )
+                    self.add(
+                        at, "error-schema", f"the {status} response's schema must carry {want}"
+                    )
 
 
 def rule_findings(document: dict[str, Any]) -> list[RawFinding]:

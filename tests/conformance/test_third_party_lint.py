@@ -12,7 +12,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from spec_gen.build import load_and_validate
 from spec_gen.config import load_config
 

@@ -18,7 +18,7 @@ EXPECTED = Path(__file__).parents[1] / "golden" / "fixtures" / "petstore" / "exp
 def petstore() -> Iterator[Any]:
     sys.path[:0] = [str(EXPECTED / "server"), str(EXPECTED / "client")]
     import petstore_api
-    import petstore_api.models as models
+    from petstore_api import models
 
     yield petstore_api, models
     sys.path.remove(str(EXPECTED / "server"))
@@ -48,7 +48,11 @@ def make_app(petstore: Any, seen: list[Any]) -> FastAPI:
 
     def context(op: Any) -> Any:
         async def dependency(request: Request) -> dict[str, Any]:
-            return {"op": op.operation_id, "tenant": request.headers.get("X-Tenant"), "auth": op.requires_authentication}
+            return {
+                "op": op.operation_id,
+                "tenant": request.headers.get("X-Tenant"),
+                "auth": op.requires_authentication,
+            }
 
         return dependency
 
@@ -60,7 +64,9 @@ def make_app(petstore: Any, seen: list[Any]) -> FastAPI:
 def test_routes_call_the_implementation_with_typed_arguments(petstore: Any) -> None:
     seen: list[Any] = []
     client = TestClient(make_app(petstore, seen))
-    response = client.get("/api/v2/pets", params={"kind": "dog", "limit": 5}, headers={"X-Tenant": "t1"})
+    response = client.get(
+        "/api/v2/pets", params={"kind": "dog", "limit": 5}, headers={"X-Tenant": "t1"}
+    )
     assert response.status_code == 200, response.text
     assert response.json() == {
         "data": [{"kind": "cat", "name": "Tom", "lives": None}],
@@ -86,7 +92,12 @@ def test_validation_failures_are_422_and_never_reach_the_handler(petstore: Any) 
     assert client.get("/api/v2/pets", params={"limit": 201}).status_code == 422
     assert client.get("/api/v2/pets", params={"kind": "fish"}).status_code == 422
     assert client.post("/api/v2/pets", json={"kind": "fish", "name": "x"}).status_code == 422
-    assert client.post("/api/v2/pets", content=b"{not json", headers={"content-type": "application/json"}).status_code == 422
+    assert (
+        client.post(
+            "/api/v2/pets", content=b"{not json", headers={"content-type": "application/json"}
+        ).status_code
+        == 422
+    )
     assert client.delete("/api/v2/pets/0").status_code == 422
     assert seen == []
 
@@ -105,7 +116,11 @@ def test_operation_table_carries_the_extensions(petstore: Any) -> None:
     api, _ = petstore
     op = api.OPERATIONS["delete_pet"]
     assert (op.method, op.path, op.lifecycle, op.feature_flag, op.success_status) == (
-        "DELETE", "/api/v2/pets/{pet_id}", "preview", "PET_DELETION", 204,
+        "DELETE",
+        "/api/v2/pets/{pet_id}",
+        "preview",
+        "PET_DELETION",
+        204,
     )
     assert api.OPERATIONS["get_health"].security == ()
     assert api.OPERATIONS["list_pets"].context_headers == ("X-Tenant",)

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from spec_gen.cli import main
 
 GOOD_OPERATION = """
@@ -54,7 +53,9 @@ def test_valid_spec_passes(tmp_path: Path) -> None:
         (("      x-tier: read\n", ""), "x-tier", 5),
     ],
 )
-def test_each_rule_names_file_and_line(tmp_path: Path, change: tuple[str, str], rule: str, line: int) -> None:
+def test_each_rule_names_file_and_line(
+    tmp_path: Path, change: tuple[str, str], rule: str, line: int
+) -> None:
     operation = GOOD_OPERATION.replace(*change)
     spec = write_spec(tmp_path, operation)
     code, out = run("validate", str(spec))

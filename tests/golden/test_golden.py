@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from spec_gen.build import changes, existing_files, render_tree, short_diff, write_tree
 from spec_gen.config import load_config
 
@@ -36,7 +35,9 @@ def test_output_matches_golden_files(name: str) -> None:
         f"{c.kind}: {c.path}\n{short_diff(c.path, old.get(c.path), result.files.get(c.path))}"
         for c in found
     )
-    assert not found, f"golden files of {name} differ (SPEC_GEN_UPDATE_GOLDEN=1 to refresh):\n{report}"
+    assert not found, (
+        f"golden files of {name} differ (SPEC_GEN_UPDATE_GOLDEN=1 to refresh):\n{report}"
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -46,7 +47,16 @@ def test_golden_code_passes_mypy_strict(name: str) -> None:
     assert len(packages) == 2, packages
     args = [arg for package in sorted(packages) for arg in ("-p", package)]
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--config-file", os.devnull, *args],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--config-file",
+            os.devnull,
+            *args,
+        ],
         cwd=expected,
         env={**os.environ, "MYPYPATH": f"{expected / 'server'}{os.pathsep}{expected / 'client'}"},
         capture_output=True,

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from outreach_api import OPERATIONS
-
 from outreach_server import Settings, create_app
 
 KEY = {"Authorization": "Bearer outreach_live_notarealkey"}
@@ -28,13 +27,20 @@ def concrete(path: str) -> str:
 def test_every_operation_of_the_spec_has_a_route(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
     methods = {"get", "post", "put", "patch", "delete"}
-    in_spec = {op["operationId"] for item in spec["paths"].values() for m, op in item.items() if m in methods}
+    in_spec = {
+        op["operationId"]
+        for item in spec["paths"].values()
+        for m, op in item.items()
+        if m in methods
+    }
     assert in_spec == set(OPERATIONS)
     assert len(OPERATIONS) == 46
 
 
 @pytest.mark.parametrize("operation_id", sorted(OPERATIONS))
-def test_route_answers_401_without_key_then_501_or_422(client: TestClient, operation_id: str) -> None:
+def test_route_answers_401_without_key_then_501_or_422(
+    client: TestClient, operation_id: str
+) -> None:
     op = OPERATIONS[operation_id]
     url = concrete(op.path)
     uses_key = any("ApiKey" in alt for alt in op.security)
@@ -58,9 +64,21 @@ def test_jwt_instead_of_api_key_is_refused(client: TestClient) -> None:
 
 
 def test_literal_routes_win_over_parameters(client: TestClient) -> None:
-    assert client.get("/api/v1/contacts/columns", headers=KEY).json()["detail"].endswith("list_custom_columns")
-    assert client.get("/api/v1/contacts/suppressions", headers=KEY).json()["detail"].endswith("list_suppressions")
-    assert client.get("/api/v1/webhooks/events", headers=KEY).json()["detail"].endswith("list_webhook_events")
+    assert (
+        client.get("/api/v1/contacts/columns", headers=KEY)
+        .json()["detail"]
+        .endswith("list_custom_columns")
+    )
+    assert (
+        client.get("/api/v1/contacts/suppressions", headers=KEY)
+        .json()["detail"]
+        .endswith("list_suppressions")
+    )
+    assert (
+        client.get("/api/v1/webhooks/events", headers=KEY)
+        .json()["detail"]
+        .endswith("list_webhook_events")
+    )
     assert client.get("/api/v1/contacts/7", headers=KEY).json()["detail"].endswith("get_contact")
 
 

@@ -58,7 +58,12 @@ def namespaces(api: Api) -> tuple[list[Namespace], list[Namespace]]:
 
 def status_errors(api: Api) -> list[tuple[int, str]]:
     codes = sorted(
-        {int(r.status) for op in api.operations for r in op.responses if r.status.isdigit() and 400 <= int(r.status) < 500}
+        {
+            int(r.status)
+            for op in api.operations
+            for r in op.responses
+            if r.status.isdigit() and 400 <= int(r.status) < 500
+        }
         | set(ERROR_NAMES)
     )
     return [(code, ERROR_NAMES.get(code, f"Status{code}Error")) for code in codes]
@@ -67,16 +72,26 @@ def status_errors(api: Api) -> list[tuple[int, str]]:
 def environments(api: Api) -> dict[str, str]:
     out = {}
     for index, server in enumerate(api.servers):
-        name = server.extensions.get("x-environment") or snake(server.description).rstrip("_") or f"server{index}"
+        name = (
+            server.extensions.get("x-environment")
+            or snake(server.description).rstrip("_")
+            or f"server{index}"
+        )
         concrete = server.url
         for var, value in server.variables.items():
             concrete = concrete.replace("{" + var + "}", value)
-        origin = concrete[: len(concrete) - len(server.prefix)] if server.prefix and concrete.endswith(server.prefix) else concrete
+        origin = (
+            concrete[: len(concrete) - len(server.prefix)]
+            if server.prefix and concrete.endswith(server.prefix)
+            else concrete
+        )
         out[str(name)] = origin.rstrip("/")
     return out
 
 
-def render_client(target: Target, api: Api, models_source: str, known: set[str], api_key_env: str) -> dict[str, str]:
+def render_client(
+    target: Target, api: Api, models_source: str, known: set[str], api_key_env: str
+) -> dict[str, str]:
     pkg = target.package
     ordered, roots = namespaces(api)
     envs = environments(api)
@@ -96,13 +111,19 @@ def render_client(target: Target, api: Api, models_source: str, known: set[str],
         "api_key_env": api_key_env,
     }
     return {
-        "pyproject.toml": target.render("client/pyproject.toml.j2", **ctx, dependencies=target.dependencies),
+        "pyproject.toml": target.render(
+            "client/pyproject.toml.j2", **ctx, dependencies=target.dependencies
+        ),
         f"{pkg}/py.typed": "",
         f"{pkg}/__init__.py": target.render("client/__init__.py.j2", **ctx),
         f"{pkg}/errors.py": target.render("client/errors.py.j2", **ctx),
         f"{pkg}/base.py": target.render("client/base.py.j2", **ctx),
         f"{pkg}/models.py": models_source,
         f"{pkg}/client.py": target.render(
-            "client/client.py.j2", **ctx, namespaces=ordered, root_children=roots, models=sorted(used & known)
+            "client/client.py.j2",
+            **ctx,
+            namespaces=ordered,
+            root_children=roots,
+            models=sorted(used & known),
         ),
     }

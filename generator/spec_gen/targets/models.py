@@ -28,7 +28,8 @@ OPTIONS: dict[str, Any] = {
 
 def _is_primitive(schema: Any) -> bool:
     if not isinstance(schema, dict) or any(
-        k in schema for k in ("$ref", "enum", "const", "oneOf", "anyOf", "allOf", "properties", "items")
+        k in schema
+        for k in ("$ref", "enum", "const", "oneOf", "anyOf", "allOf", "properties", "items")
     ):
         return False
     kinds = schema.get("type")

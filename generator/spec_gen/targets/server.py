@@ -25,7 +25,9 @@ def constants(api: Api) -> list[Constant]:
     out: list[Constant] = []
 
     def visit(prefix: list[str], value: Any) -> None:
-        if isinstance(value, dict) and all(is_snake_identifier(str(k)) or str(k).startswith("x-") for k in value):
+        if isinstance(value, dict) and all(
+            is_snake_identifier(str(k)) or str(k).startswith("x-") for k in value
+        ):
             for key, item in value.items():
                 if not str(key).startswith("x-"):
                     visit([*prefix, str(key)], item)
@@ -62,15 +64,25 @@ def render_server(target: Target, api: Api, models_source: str, known: set[str])
     pkg = target.package
     ctx = target.context(api)
     files = {
-        "pyproject.toml": target.render("api/pyproject.toml.j2", **ctx, dependencies=target.dependencies),
+        "pyproject.toml": target.render(
+            "api/pyproject.toml.j2", **ctx, dependencies=target.dependencies
+        ),
         f"{pkg}/py.typed": "",
         f"{pkg}/__init__.py": target.render("api/__init__.py.j2", **ctx),
         f"{pkg}/runtime.py": target.render("api/runtime.py.j2", **ctx),
         f"{pkg}/models.py": models_source,
-        f"{pkg}/constants.py": target.render("api/constants.py.j2", **ctx, constants=constants(api)),
-        f"{pkg}/operations.py": target.render("api/operations.py.j2", **ctx, operations=api.operations),
-        f"{pkg}/interfaces/__init__.py": target.render("api/interfaces/__init__.py.j2", **ctx, tags=api.tags),
-        f"{pkg}/routers/__init__.py": target.render("api/routers/__init__.py.j2", **ctx, tags=api.tags),
+        f"{pkg}/constants.py": target.render(
+            "api/constants.py.j2", **ctx, constants=constants(api)
+        ),
+        f"{pkg}/operations.py": target.render(
+            "api/operations.py.j2", **ctx, operations=api.operations
+        ),
+        f"{pkg}/interfaces/__init__.py": target.render(
+            "api/interfaces/__init__.py.j2", **ctx, tags=api.tags
+        ),
+        f"{pkg}/routers/__init__.py": target.render(
+            "api/routers/__init__.py.j2", **ctx, tags=api.tags
+        ),
         f"{pkg}/openapi.json": json.dumps(api.document, indent=2, ensure_ascii=False) + "\n",
     }
     for tag in api.tags:
