@@ -89,7 +89,7 @@ def bundle_command(path: str | None, fmt: str) -> None:
 
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False  # keep the document's key order
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # keep document order
     yaml.width = 4096
     yaml.dump(document, sys.stdout)
 

@@ -91,8 +91,13 @@ def read_yaml(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(path, 0, 0, f"cannot read file: {exc.strerror}") from None
+    if _HAS_CLIB:
+        try:
+            return YAML(typ="safe", pure=False).load(text)
+        except YAMLError:
+            pass  # libyaml's scanner is stricter than YAML 1.2 in corners; the pure parser decides
     try:
-        return YAML(typ="safe", pure=not _HAS_CLIB).load(text)
+        return YAML(typ="safe", pure=True).load(text)
     except YAMLError as exc:
         raise _yaml_error(path, exc) from None
 

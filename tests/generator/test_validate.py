@@ -145,3 +145,4 @@ def test_bundle_prints_one_resolved_document(tmp_path: Path) -> None:
     assert thing["properties"]["other"] == {"$ref": "#/components/schemas/Other"}
     code, out = run("bundle", str(spec))
     assert code == 0 and "Thing:" in out and "$ref" in out
+    assert out.startswith("openapi: 3.1.0\ninfo:"), out[:80]  # document order kept, not sorted
