@@ -89,9 +89,8 @@ def environments(api: Api) -> dict[str, str]:
     return out
 
 
-def render_client(
-    target: Target, api: Api, models_source: str, known: set[str], api_key_env: str
-) -> dict[str, str]:
+def render_client(target: Target, api: Api, known: set[str], api_key_env: str) -> dict[str, str]:
+    """Every file of the client but models.py (the API layer's models, shared)."""
     pkg = target.package
     ordered, roots = namespaces(api)
     envs = environments(api)
@@ -118,7 +117,6 @@ def render_client(
         f"{pkg}/__init__.py": target.render("client/__init__.py.j2", **ctx),
         f"{pkg}/errors.py": target.render("client/errors.py.j2", **ctx),
         f"{pkg}/base.py": target.render("client/base.py.j2", **ctx),
-        f"{pkg}/models.py": models_source,
         f"{pkg}/client.py": target.render(
             "client/client.py.j2",
             **ctx,

@@ -63,9 +63,8 @@ def models_document(api: Api) -> dict[str, Any]:
     }
 
 
-def generate_models(api: Api, header: str, cache_dir: Path | None) -> str:
+def generate_models(document: dict[str, Any], header: str, cache_dir: Path | None) -> str:
     """The models module source; reused from the cache when the schemas are unchanged."""
-    document = models_document(api)
     key = hashlib.sha256(
         json.dumps([document, OPTIONS, header], sort_keys=True).encode()
     ).hexdigest()[:32]

@@ -60,8 +60,10 @@ def used_models(ops: list[Operation], known: set[str]) -> list[str]:
     return sorted(names & known)
 
 
-def render_server(target: Target, api: Api, models_source: str, known: set[str]) -> dict[str, str]:
+def render_server(target: Target, api: Api) -> dict[str, str]:
+    """Every file of the API layer but models.py (datamodel-code-generator writes that)."""
     pkg = target.package
+    known = set(api.schemas)
     ctx = target.context(api)
     files = {
         "pyproject.toml": target.render(
@@ -70,7 +72,6 @@ def render_server(target: Target, api: Api, models_source: str, known: set[str])
         f"{pkg}/py.typed": "",
         f"{pkg}/__init__.py": target.render("api/__init__.py.j2", **ctx),
         f"{pkg}/runtime.py": target.render("api/runtime.py.j2", **ctx),
-        f"{pkg}/models.py": models_source,
         f"{pkg}/constants.py": target.render(
             "api/constants.py.j2", **ctx, constants=constants(api)
         ),
