@@ -132,3 +132,58 @@ def test_constants_come_from_root_extensions(petstore: Any) -> None:
 
     assert constants.LIMITS_MAX_PETS == 100
     assert constants.LIMITS_DELAYS == (1, 2)
+
+
+EVENTS = Path(__file__).parents[1] / "golden" / "fixtures" / "events" / "expected"
+
+
+@pytest.fixture(scope="module")
+def events_app() -> Iterator[tuple[TestClient, list[Any]]]:
+    sys.path[:0] = [str(EVENTS / "server")]
+    import events_api
+    import events_api.models as models
+
+    seen: list[Any] = []
+
+    class Events:
+        async def list_events(
+            self, ctx: Any, *, limit: int, offset: int, kinds: Any, x_request_tag: str
+        ) -> Any:
+            seen.append((limit, offset, kinds, x_request_tag))
+            stored = models.StoredEvent(kind="signup", id=1, stored_at="2026-01-01T00:00:00Z")
+            return models.ListEventsResponse(data=[stored])
+
+        async def record_events(self, ctx: Any, *, body: Any) -> Any:
+            seen.append([event.kind for event in body.root])
+            return models.RecordEventsResponse(recorded=len(body.root), failed=[])
+
+    def context(op: Any) -> Any:
+        async def dependency() -> str:
+            return str(op.operation_id)
+
+        return dependency
+
+    app = FastAPI()
+    app.include_router(events_api.create_api_router(context=context, events=Events()))
+    yield TestClient(app), seen
+    sys.path.remove(str(EVENTS / "server"))
+
+
+def test_array_body_header_and_array_query(events_app: tuple[TestClient, list[Any]]) -> None:
+    client, seen = events_app
+    response = client.get(
+        "/v3/events", params=[("kinds", "a"), ("kinds", "b")], headers={"X-Request-Tag": "t"}
+    )
+    assert response.status_code == 200, response.text
+    assert seen[-1] == (20, 0, ["a", "b"], "t")
+    assert response.json()["data"][0]["kind"] == "signup"
+    assert client.get("/v3/events").status_code == 422  # required header missing
+    assert (
+        client.get("/v3/events", params={"limit": 501}, headers={"X-Request-Tag": "t"}).status_code
+        == 422
+    )
+    recorded = client.post("/v3/events", json=[{"kind": "a"}, {"kind": "b", "payload": {"x": 1}}])
+    assert recorded.json() == {"recorded": 2, "failed": []}
+    assert seen[-1] == ["a", "b"]
+    assert client.post("/v3/events", json=[]).status_code == 422  # minItems
+    assert client.post("/v3/events", json=[{"kind": "a"}] * 101).status_code == 422  # maxItems
