@@ -66,10 +66,6 @@ def names_in(annotation: str, known: set[str]) -> set[str]:
     return {name for name in _IDENT.findall(annotation) if name in known}
 
 
-def route_params(op: Operation) -> list[Param]:
-    return op.handler_params
-
-
 def fastapi_param(p: Param) -> str:
     kind = {"path": "Path", "query": "Query", "header": "Header", "cookie": "Cookie"}[p.location]
     args = []
@@ -131,7 +127,6 @@ def environment(templates: Path) -> Any:
         docline=docline,
         op_docstring=op_docstring,
         op_badges=op_badges,
-        route_params=route_params,
         fastapi_param=fastapi_param,
         fastapi_body=fastapi_body,
         md=md,

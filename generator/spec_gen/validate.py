@@ -7,7 +7,6 @@ turns them into file:line through the bundle's source map.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -373,8 +372,3 @@ def validate_bundle(bundle: Bundle) -> list[RawFinding]:
     if not raw:
         raw = rule_findings(bundle.document)
     return raw
-
-
-def summarize(findings: list[Finding]) -> str:
-    counts = Counter(f.rule for f in findings)
-    return ", ".join(f"{rule}: {n}" for rule, n in sorted(counts.items()))

@@ -30,7 +30,6 @@ class Target:
             "package": self.package,
             "distribution": self.distribution,
             "header": self.header,
-            "header_toml": self.header,
         }
 
     def render(self, name: str, **context: Any) -> str:
