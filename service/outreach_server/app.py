@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from importlib.resources import files
 
 from fastapi import FastAPI
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 from outreach_api import API_TITLE, API_VERSION, create_api_router
 
-from .context import context_provider
+from .context import Authenticator
+from .db import ping
 from .errors import install_error_handlers
 from .handlers.api_keys import ApiKeysService
 from .handlers.app_platform import AppPlatformService
@@ -20,6 +23,8 @@ from .handlers.lists import ListsService
 from .handlers.signatures import SignaturesService
 from .handlers.suppressions import SuppressionsService
 from .handlers.webhooks import WebhooksService
+from .migrate import upgrade
+from .services import Services
 from .settings import Settings
 
 OPENAPI_JSON = files("outreach_api").joinpath("openapi.json").read_bytes()
@@ -27,14 +32,28 @@ OPENAPI_JSON = files("outreach_api").joinpath("openapi.json").read_bytes()
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
+    services = Services.create(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if settings.migrate_on_start:
+            await upgrade(settings.database_url)
+        yield
+        await services.close()
+
     app = FastAPI(
-        title=API_TITLE, version=API_VERSION, openapi_url=None, docs_url=None, redoc_url=None
+        title=API_TITLE,
+        version=API_VERSION,
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
     )
-    app.state.settings = settings
+    app.state.services = services
     install_error_handlers(app)
     app.include_router(
         create_api_router(
-            context=context_provider,
+            context=Authenticator(services),
             suppressions=SuppressionsService(),
             contacts=ContactsService(),
             lists=ListsService(),
@@ -55,7 +74,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:
+        """The process is up."""
         return {"status": "ok"}
+
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz() -> JSONResponse:
+        """The database (and Redis, when configured) answer."""
+        checks = {"database": await ping(services.engine)}
+        if settings.redis_url:
+            checks["redis"] = await services.limiter.ping()
+        ready = all(checks.values())
+        body = {"status": "ready" if ready else "not ready", "checks": checks}
+        return JSONResponse(body, status_code=200 if ready else 503)
 
     return app
 

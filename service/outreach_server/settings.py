@@ -3,37 +3,59 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+
+from outreach_api.constants import RATE_LIMIT_PER_MINUTE, RATE_LIMIT_PER_SECOND
 
 DEFAULT_DATABASE_FILE = "outreach.sqlite3"
 
 
-def _default_database_url() -> str:
+def default_database_url() -> str:
     return f"sqlite+aiosqlite:///{Path(DEFAULT_DATABASE_FILE).resolve()}"
 
 
 @dataclass(frozen=True)
 class Settings:
+    """Every setting has an `OUTREACH_<NAME>` environment variable (e.g. OUTREACH_DATABASE_URL)."""
+
     host: str = "127.0.0.1"
     port: int = 8000
-    database_url: str = field(default_factory=_default_database_url)
+    database_url: str = field(default_factory=default_database_url)
     redis_url: str | None = None
+    redis_prefix: str = "outreach:rl:"  # key prefix of the shared rate-limit windows
     workers: int = 1
+    # the spec's limits; a benchmark may raise them, nothing else should
+    rate_limit_per_second: int = RATE_LIMIT_PER_SECOND
+    rate_limit_per_minute: int = RATE_LIMIT_PER_MINUTE
+    key_cache_seconds: float = 5.0
+    # apply migrations at start (always on the embedded SQLite default)
+    auto_migrate: bool | None = None
+    log_level: str = "INFO"
+    json_logs: bool = True
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
-        env = os.environ
         values: dict[str, object] = {}
-        if "OUTREACH_HOST" in env:
-            values["host"] = env["OUTREACH_HOST"]
-        if "OUTREACH_PORT" in env:
-            values["port"] = int(env["OUTREACH_PORT"])
-        if "OUTREACH_DATABASE_URL" in env:
-            values["database_url"] = env["OUTREACH_DATABASE_URL"]
-        if "OUTREACH_REDIS_URL" in env:
-            values["redis_url"] = env["OUTREACH_REDIS_URL"]
-        if "OUTREACH_WORKERS" in env:
-            values["workers"] = int(env["OUTREACH_WORKERS"])
+        for spec in fields(cls):
+            raw = os.environ.get(f"OUTREACH_{spec.name.upper()}")
+            if raw is not None:
+                values[spec.name] = _parse(raw, str(spec.type))
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
+
+    @property
+    def migrate_on_start(self) -> bool:
+        if self.auto_migrate is not None:
+            return self.auto_migrate
+        return self.database_url.startswith("sqlite")
+
+
+def _parse(raw: str, kind: str) -> object:
+    if kind.startswith("int"):
+        return int(raw)
+    if kind.startswith("float"):
+        return float(raw)
+    if kind.startswith("bool"):
+        return raw.strip().lower() in ("1", "true", "yes", "on")
+    return raw

@@ -3,26 +3,42 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from outreach_client import (
-    AuthenticationError,
-    Client,
-    InternalServerError,
-    UnprocessableEntityError,
-)
+from outreach_client import AuthenticationError, Client, InternalServerError, UnprocessableEntityError
 from outreach_client.base import ENVIRONMENTS
+from outreach_client.models import ApiKeyCreateRequest
+
 from outreach_server import Settings, create_app
+
+TOKEN: list[str] = []
 
 
 @pytest.fixture(scope="module")
-def http() -> TestClient:
-    return TestClient(create_app(Settings(database_url="sqlite+aiosqlite:///:memory:")))
+def http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    database = tmp_path_factory.mktemp("client") / "db.sqlite3"
+    app = create_app(Settings(database_url=f"sqlite+aiosqlite:///{database}"))
+    with TestClient(app) as http:
+        services = app.state.services
+
+        async def seed() -> str:
+            org = await services.orgs.create("client")
+            scopes = ["contacts:read", "contacts:write", "enrichment:run"]
+            _, token = await services.keys.create(
+                org_id=org, name="k", mode="test", tier="billable", scopes=scopes
+            )
+            return str(token)
+
+        assert http.portal is not None
+        TOKEN.append(http.portal.call(seed))
+        yield http
 
 
-def client_for(http: TestClient, api_key: str | None = "outreach_live_x") -> Client:
-    return Client(api_key=api_key, base_url="http://testserver/api/v1", http_client=http)
+def client_for(http: TestClient, api_key: str | None = "") -> Client:
+    key = TOKEN[0] if api_key == "" else api_key
+    return Client(api_key=key, base_url="http://testserver/api/v1", http_client=http)
 
 
 def test_namespaces_and_methods_follow_the_spec(http: TestClient) -> None:
@@ -47,7 +63,8 @@ def test_errors_are_typed_and_carry_detail(http: TestClient) -> None:
 
 
 def test_api_key_operations_go_to_v1_of_the_same_host(http: TestClient) -> None:
-    with pytest.raises(InternalServerError) as not_yet:
-        client_for(http).api_keys.list()
-    assert not_yet.value.detail == "Not implemented yet: list_api_keys"
-    assert not_yet.value.response.request.url.path == "/v1/api-keys"
+    listing = client_for(http).api_keys.list()
+    assert listing.data.total == 1 and listing.data.keys[0].mode.value == "test"
+    created = client_for(http).api_keys.create(body=ApiKeyCreateRequest(name="from the client"))
+    assert created.data.api_key_token.startswith("outreach_live_")
+    assert client_for(http).api_keys.list().data.total == 2

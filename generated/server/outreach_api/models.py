@@ -1305,6 +1305,14 @@ class ApiKeyCreateRequest(BaseModel):
     Key name (required: provisional, the source does not say).
     """
     mode: ApiKeyMode = ApiKeyMode.LIVE
+    tier: Tier | None = None
+    """
+    Highest tier the new key may use; at most the calling key's tier, which is also the default. Provisional: how a key is narrowed is not shown.
+    """
+    scopes: list[str] | None = None
+    """
+    Scopes of the new key; a subset of the calling key's scopes, which are also the default. Provisional: how scopes are assigned is not shown.
+    """
 
 
 class ApiKeyCreated(BaseModel):
@@ -1319,6 +1327,8 @@ class ApiKeyCreated(BaseModel):
     """
     name: str
     mode: ApiKeyMode
+    tier: Tier
+    scopes: list[str]
 
 
 class ApiKey(BaseModel):
@@ -1337,6 +1347,14 @@ class ApiKey(BaseModel):
     last_used_at: int | None
     """
     Unix seconds; null if never used. Stamped best-effort at authentication time, at about per-minute granularity.
+    """
+    tier: Tier
+    """
+    Highest tier the key may use (provisional).
+    """
+    scopes: list[str]
+    """
+    Scopes the key carries (provisional).
     """
 
 

@@ -1,0 +1,138 @@
+"""Storage: the tables (SQLAlchemy Core) and the async engine for SQLite or PostgreSQL.
+
+Times are stored as integer Unix seconds (UTC), so both backends serialise them the
+same way. Every row that belongs to an organisation carries `org_id`, and every query
+of the service filters on it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    event,
+    text,
+)
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+organizations = Table(
+    "organizations",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(200), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+)
+
+agency_links = Table(
+    "agency_links",
+    metadata,
+    Column("agency_org_id", Integer, ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True),
+    Column("org_id", Integer, ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True),
+)
+
+feature_flags = Table(
+    "feature_flags",
+    metadata,
+    Column("org_id", Integer, ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True),
+    Column("flag", String(100), primary_key=True),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("org_id", Integer, ForeignKey("organizations.id", ondelete="SET NULL"), nullable=True, index=True),
+    Column("name", String(200), nullable=False),
+    Column("mode", String(8), nullable=False),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("tier", String(16), nullable=False),
+    Column("scopes", Text, nullable=False),  # space-separated
+    Column("is_agency", Boolean, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("last_used_at", BigInteger, nullable=True),
+    Column("expires_at", BigInteger, nullable=True),
+    Column("revoked_at", BigInteger, nullable=True),
+)
+
+lists = Table(
+    "lists",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("org_id", Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("type", String(16), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Index("ix_lists_org_id_id", "org_id", "id"),
+)
+
+contacts = Table(
+    "contacts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("org_id", Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False),
+    Column("list_id", Integer, ForeignKey("lists.id", ondelete="CASCADE"), nullable=False),
+    Column("email", String(320), nullable=True),
+    Column("first_name", String(200), nullable=True),
+    Column("last_name", String(200), nullable=True),
+    Column("company_name", String(200), nullable=True),
+    Column("owner_id", String(100), nullable=True),
+    Column("fields", JSON, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Index("ix_contacts_org_id_list_id", "org_id", "list_id"),
+)
+
+
+def is_sqlite(url: str) -> bool:
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()
+
+
+def create_engine(url: str) -> AsyncEngine:
+    """An async engine; SQLite files (and their folder) are created on first use."""
+    if is_sqlite(url):
+        database = make_url(url).database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(url, connect_args={"timeout": 30})
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+
+
+async def ping(engine: AsyncEngine) -> bool:
+    try:
+        async with engine.connect() as connection:
+            await connection.execute(text("SELECT 1"))
+    except Exception:  # readiness reports any failure as not ready
+        return False
+    return True

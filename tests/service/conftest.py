@@ -1,0 +1,85 @@
+"""Service test fixtures: a database per test on SQLite and on PostgreSQL, an app, seeded keys.
+
+PostgreSQL (127.0.0.1:5432, user postgres) and Redis (127.0.0.1:6379) are real servers
+shared with other runs: each test creates its own database (unique name, dropped
+afterwards). Without them the tests skip with the reason, except under CI=true.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from outreach_server import Settings, create_app
+from service_support import Api
+
+PG_HOST = os.environ.get("OUTREACH_TEST_PG_HOST", "127.0.0.1")
+PG_ADMIN_DSN = f"postgresql://postgres@{PG_HOST}:5432/postgres"
+REDIS_URL = os.environ.get("OUTREACH_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def unavailable(what: str, reason: object) -> None:
+    message = f"{what} not reachable: {reason}"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{message} (required under CI=true)")
+    pytest.skip(message)
+
+
+async def _pg_admin(statement: str) -> None:
+    import asyncpg
+
+    connection = await asyncpg.connect(PG_ADMIN_DSN, timeout=3)
+    try:
+        await connection.execute(statement)
+    finally:
+        await connection.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_available() -> None:
+    try:
+        asyncio.run(_pg_admin("SELECT 1"))
+    except Exception as exc:  # any failure to reach the server
+        unavailable(f"PostgreSQL at {PG_HOST}:5432", exc)
+
+
+def make_postgres_database() -> tuple[str, str]:
+    name = f"outreach_test_{uuid.uuid4().hex[:16]}"
+    asyncio.run(_pg_admin(f'CREATE DATABASE "{name}"'))
+    return name, f"postgresql+asyncpg://postgres@{PG_HOST}:5432/{name}"
+
+
+def drop_postgres_database(name: str) -> None:
+    asyncio.run(_pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database on each backend."""
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'outreach.sqlite3'}"
+        return
+    request.getfixturevalue("postgres_available")
+    name, url = make_postgres_database()
+    try:
+        yield url
+    finally:
+        drop_postgres_database(name)
+
+
+def make_api(database_url: str, **settings: Any) -> Iterator[Api]:
+    app = create_app(Settings(database_url=database_url, auto_migrate=True, **settings))
+    with TestClient(app) as client:
+        yield Api(client, app.state.services)
+
+
+@pytest.fixture
+def api(database_url: str) -> Iterator[Api]:
+    yield from make_api(database_url, key_cache_seconds=0.0)
