@@ -17,7 +17,9 @@ from outreach_api.constants import SCOPES
 
 from .settings import Settings
 
-DATABASE_HELP = "SQLAlchemy URL (env OUTREACH_DATABASE_URL; default: the SQLite file outreach.sqlite3)."
+DATABASE_HELP = (
+    "SQLAlchemy URL (env OUTREACH_DATABASE_URL; default: the SQLite file outreach.sqlite3)."
+)
 database_option = click.option("--database-url", default=None, help=DATABASE_HELP)
 
 
@@ -27,13 +29,23 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--host", default=None, help="Interface to bind (env OUTREACH_HOST, default 127.0.0.1).")
+@click.option(
+    "--host", default=None, help="Interface to bind (env OUTREACH_HOST, default 127.0.0.1)."
+)
 @click.option("--port", type=int, default=None, help="Port (env OUTREACH_PORT, default 8000).")
 @database_option
-@click.option("--redis-url", default=None, help="Redis URL for shared rate limits (env OUTREACH_REDIS_URL).")
-@click.option("--workers", type=int, default=None, help="Server processes (env OUTREACH_WORKERS, default 1).")
+@click.option(
+    "--redis-url", default=None, help="Redis URL for shared rate limits (env OUTREACH_REDIS_URL)."
+)
+@click.option(
+    "--workers", type=int, default=None, help="Server processes (env OUTREACH_WORKERS, default 1)."
+)
 def serve(
-    host: str | None, port: int | None, database_url: str | None, redis_url: str | None, workers: int | None
+    host: str | None,
+    port: int | None,
+    database_url: str | None,
+    redis_url: str | None,
+    workers: int | None,
 ) -> None:
     """Serve the API with uvicorn (uvloop and httptools)."""
     import os
@@ -117,7 +129,9 @@ def _scopes(value: str | None) -> list[str]:
     scopes = sorted({s.strip() for s in value.split(",") if s.strip()})
     unknown = [s for s in scopes if s not in SCOPES]
     if unknown:
-        raise click.BadParameter(f"unknown scope(s) {', '.join(unknown)}; known: {', '.join(sorted(SCOPES))}")
+        raise click.BadParameter(
+            f"unknown scope(s) {', '.join(unknown)}; known: {', '.join(sorted(SCOPES))}"
+        )
     return scopes
 
 
@@ -142,12 +156,23 @@ def create_org(name: str, database_url: str | None) -> None:
 @click.option("--org-id", type=int, required=True)
 @click.option("--mode", type=click.Choice(["live", "test"]), default="live", show_default=True)
 @click.option("--name", default="operator key", show_default=True)
-@click.option("--tier", type=click.Choice(["read", "write", "billable"]), default="billable", show_default=True)
+@click.option(
+    "--tier",
+    type=click.Choice(["read", "write", "billable"]),
+    default="billable",
+    show_default=True,
+)
 @click.option("--scopes", default=None, help="Comma-separated (default: every scope of the spec).")
 @click.option("--agency", is_flag=True, help="The key may target organisations linked to its own.")
 @database_option
 def create_key(
-    org_id: int, mode: str, name: str, tier: str, scopes: str | None, agency: bool, database_url: str | None
+    org_id: int,
+    mode: str,
+    name: str,
+    tier: str,
+    scopes: str | None,
+    agency: bool,
+    database_url: str | None,
 ) -> None:
     """Create an API key: {"api_key_id", "api_key_token", "mode"}; the token is shown only now."""
     granted = _scopes(scopes)

@@ -90,7 +90,9 @@ class Authenticator:
             await self.rate_limit(key)
             org_id = await self.target(key, request.headers.get("x-target-org-id"))
             self.authorize(operation, key)
-            if operation.feature_flag and not await services.orgs.flag_enabled(org_id, operation.feature_flag):
+            if operation.feature_flag and not await services.orgs.flag_enabled(
+                org_id, operation.feature_flag
+            ):
                 raise ApiError(404, "Not Found")
             await services.keys.touch(key)
             return RequestContext(operation, request, services, key, org_id)
@@ -135,6 +137,8 @@ class Authenticator:
     @staticmethod
     def authorize(operation: OperationInfo, key: ApiKeyRecord) -> None:
         if operation.tier and not key.allows_tier(operation.tier):
-            raise ApiError(403, f"API key tier '{key.tier}' does not allow '{operation.tier}' operations")
+            raise ApiError(
+                403, f"API key tier '{key.tier}' does not allow '{operation.tier}' operations"
+            )
         if operation.scope and operation.scope not in key.scopes:
             raise ApiError(403, f"API key lacks scope '{operation.scope}'")

@@ -30,16 +30,22 @@ async def _demo_org_and_list(services: Services) -> tuple[int, int]:
     now = int(time.time())
     async with services.engine.begin() as connection:
         org_id = (
-            await connection.execute(select(organizations.c.id).where(organizations.c.name == DEMO_ORG))
+            await connection.execute(
+                select(organizations.c.id).where(organizations.c.name == DEMO_ORG)
+            )
         ).scalar()
         if org_id is None:
             org_id = (
                 await connection.execute(
-                    insert(organizations).values(name=DEMO_ORG, created_at=now).returning(organizations.c.id)
+                    insert(organizations)
+                    .values(name=DEMO_ORG, created_at=now)
+                    .returning(organizations.c.id)
                 )
             ).scalar_one()
         list_id = (
-            await connection.execute(select(lists.c.id).where(lists.c.org_id == org_id, lists.c.name == DEMO_LIST))
+            await connection.execute(
+                select(lists.c.id).where(lists.c.org_id == org_id, lists.c.name == DEMO_LIST)
+            )
         ).scalar()
         if list_id is None:
             list_id = (
@@ -71,7 +77,16 @@ async def seed_demo(services: Services) -> dict[str, Any]:
     keys = {}
     for mode in ("live", "test"):
         _, token = await services.keys.create(
-            org_id=org_id, name=f"demo {mode} key", mode=mode, tier="billable", scopes=sorted(SCOPES)
+            org_id=org_id,
+            name=f"demo {mode} key",
+            mode=mode,
+            tier="billable",
+            scopes=sorted(SCOPES),
         )
         keys[mode] = token
-    return {"org_id": org_id, "live_key": keys["live"], "test_key": keys["test"], "list_id": list_id}
+    return {
+        "org_id": org_id,
+        "live_key": keys["live"],
+        "test_key": keys["test"],
+        "list_id": list_id,
+    }

@@ -18,15 +18,21 @@ from typing import Any
 
 from outreach_api.constants import API_KEY_FORMAT_LIVE_PREFIX, API_KEY_FORMAT_TEST_PREFIX
 from outreach_api.models import Tier
-from sqlalchemy import insert, or_, select, update
+from sqlalchemy import bindparam, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from .db import api_keys
+from .db import Reader, api_keys
 
 PREFIXES = {"live": API_KEY_FORMAT_LIVE_PREFIX, "test": API_KEY_FORMAT_TEST_PREFIX}
 TIER_RANK = {tier.value: rank for rank, tier in enumerate(Tier)}
 TOKEN_BYTES = 32
 LAST_USED_GRANULARITY = 60
+BY_HASH = select(api_keys).where(api_keys.c.token_hash == bindparam("digest"))
+BY_ORG = (
+    select(api_keys)
+    .where(api_keys.c.org_id == bindparam("org_id"))
+    .order_by(api_keys.c.created_at, api_keys.c.id)
+)
 
 
 @dataclass(frozen=True)
@@ -91,9 +97,14 @@ class KeyStore:
     """Keys in the database, with a short-lived in-process cache of lookups by hash."""
 
     def __init__(
-        self, engine: AsyncEngine, cache_seconds: float = 5.0, clock: Callable[[], float] = time.time
+        self,
+        engine: AsyncEngine,
+        reader: Reader,
+        cache_seconds: float = 5.0,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.engine = engine
+        self.reader = reader
         self.cache_seconds = cache_seconds
         self.clock = clock
         self._cache: dict[str, tuple[float, ApiKeyRecord | None]] = {}
@@ -116,9 +127,8 @@ class KeyStore:
         return record if record.usable(now) else None
 
     async def _lookup(self, digest: str) -> ApiKeyRecord | None:
-        async with self.engine.connect() as connection:
-            row = (await connection.execute(select(api_keys).where(api_keys.c.token_hash == digest))).first()
-        return _record(row._mapping) if row is not None else None
+        row = await self.reader.one(BY_HASH, digest=digest)
+        return _record(row) if row is not None else None
 
     async def touch(self, record: ApiKeyRecord) -> None:
         """Stamp last_used_at at most about once a minute per key (best effort, no write per request)."""
@@ -183,6 +193,4 @@ class KeyStore:
         return bool(result.rowcount)
 
     async def list_for_org(self, org_id: int) -> list[ApiKeyRecord]:
-        query = select(api_keys).where(api_keys.c.org_id == org_id).order_by(api_keys.c.created_at, api_keys.c.id)
-        async with self.engine.connect() as connection:
-            return [_record(row._mapping) for row in await connection.execute(query)]
+        return [_record(row) for row in await self.reader.all(BY_ORG, org_id=org_id)]

@@ -17,7 +17,9 @@ class OrgStore:
     async def create(self, name: str) -> int:
         async with self.engine.begin() as connection:
             result = await connection.execute(
-                insert(organizations).values(name=name, created_at=int(time.time())).returning(organizations.c.id)
+                insert(organizations)
+                .values(name=name, created_at=int(time.time()))
+                .returning(organizations.c.id)
             )
             return int(result.scalar_one())
 
@@ -32,7 +34,9 @@ class OrgStore:
                 agency_links.c.agency_org_id == agency_org_id, agency_links.c.org_id == org_id
             )
             if (await connection.execute(query)).first() is None:
-                await connection.execute(insert(agency_links).values(agency_org_id=agency_org_id, org_id=org_id))
+                await connection.execute(
+                    insert(agency_links).values(agency_org_id=agency_org_id, org_id=org_id)
+                )
 
     async def unlink(self, agency_org_id: int, org_id: int) -> None:
         async with self.engine.begin() as connection:
@@ -51,11 +55,15 @@ class OrgStore:
 
     async def enable_flag(self, org_id: int, flag: str) -> None:
         async with self.engine.begin() as connection:
-            query = select(feature_flags).where(feature_flags.c.org_id == org_id, feature_flags.c.flag == flag)
+            query = select(feature_flags).where(
+                feature_flags.c.org_id == org_id, feature_flags.c.flag == flag
+            )
             if (await connection.execute(query)).first() is None:
                 await connection.execute(insert(feature_flags).values(org_id=org_id, flag=flag))
 
     async def flag_enabled(self, org_id: int, flag: str) -> bool:
-        query = select(feature_flags.c.flag).where(feature_flags.c.org_id == org_id, feature_flags.c.flag == flag)
+        query = select(feature_flags.c.flag).where(
+            feature_flags.c.org_id == org_id, feature_flags.c.flag == flag
+        )
         async with self.engine.connect() as connection:
             return (await connection.execute(query)).first() is not None

@@ -74,9 +74,11 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         drop_postgres_database(name)
 
 
-def make_api(database_url: str, **settings: Any) -> Iterator[Api]:
+def make_api(
+    database_url: str, raise_server_exceptions: bool = True, **settings: Any
+) -> Iterator[Api]:
     app = create_app(Settings(database_url=database_url, auto_migrate=True, **settings))
-    with TestClient(app) as client:
+    with TestClient(app, raise_server_exceptions=raise_server_exceptions) as client:
         yield Api(client, app.state.services)
 
 

@@ -32,11 +32,15 @@ def _listed(record: ApiKeyRecord) -> ApiKey:
     )
 
 
-def granted(caller: ApiKeyRecord, tier: Tier | None, scopes: list[str] | None) -> tuple[str, frozenset[str]]:
+def granted(
+    caller: ApiKeyRecord, tier: Tier | None, scopes: list[str] | None
+) -> tuple[str, frozenset[str]]:
     """The tier and scopes of a new key: at most the caller's (never an escalation)."""
     wanted_tier = tier.value if tier is not None else caller.tier
     if TIER_RANK[wanted_tier] > TIER_RANK[caller.tier]:
-        raise ApiError(403, f"Cannot create a key with tier '{wanted_tier}' from a '{caller.tier}' key")
+        raise ApiError(
+            403, f"Cannot create a key with tier '{wanted_tier}' from a '{caller.tier}' key"
+        )
     wanted_scopes = frozenset(scopes) if scopes is not None else caller.scopes
     unknown = sorted(wanted_scopes - set(SCOPES))
     if unknown:
@@ -56,7 +60,9 @@ class ApiKeysService:
         keys = [_listed(record) for record in records]
         return ApiKeyListResponse(data=ApiKeyList(keys=keys, total=len(keys)))
 
-    async def create_api_key(self, ctx: RequestContext, *, body: ApiKeyCreateRequest) -> ApiKeyCreatedResponse:
+    async def create_api_key(
+        self, ctx: RequestContext, *, body: ApiKeyCreateRequest
+    ) -> ApiKeyCreatedResponse:
         caller, org_id = ctx.require_org()
         name = body.name.strip()
         if not name:

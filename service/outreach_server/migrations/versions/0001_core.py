@@ -122,7 +122,6 @@ def upgrade() -> None:
         batch_op.create_index("ix_contacts_org_id_list_id", ["org_id", "list_id"], unique=False)
 
 
-
 def downgrade() -> None:
     with op.batch_alter_table("contacts", schema=None) as batch_op:
         batch_op.drop_index("ix_contacts_org_id_list_id")
