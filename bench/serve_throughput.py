@@ -77,7 +77,7 @@ def main() -> None:
         "OUTREACH_DATABASE_URL": f"sqlite+aiosqlite:///{tmp / 'bench.sqlite3'}",
         "OUTREACH_RATE_LIMIT_PER_SECOND": "100000000",
         "OUTREACH_RATE_LIMIT_PER_MINUTE": "1000000000",
-        "OUTREACH_LOG_LEVEL": "WARNING",
+        "OUTREACH_ACCESS_LOG": os.environ.get("OUTREACH_ACCESS_LOG", "0"),
     }
     seeded = subprocess.run(
         [sys.executable, "-m", "outreach_server.cli", "admin", "seed-demo"], env=env, capture_output=True, text=True, check=True

@@ -24,7 +24,7 @@ from .handlers.signatures import SignaturesService
 from .handlers.suppressions import SuppressionsService
 from .handlers.webhooks import WebhooksService
 from .migrate import upgrade
-from .observability import configure_logging, install_observability
+from .observability import Observability, configure_logging, install_observability
 from .services import Services
 from .settings import Settings
 
@@ -52,7 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.services = services
     install_error_handlers(app)
-    install_observability(app)
+    install_observability(app, Observability(access_log=settings.access_log))
     api_router = create_api_router(
         context=Authenticator(services),
         suppressions=SuppressionsService(),

@@ -40,12 +40,18 @@ def main() -> None:
 @click.option(
     "--workers", type=int, default=None, help="Server processes (env OUTREACH_WORKERS, default 1)."
 )
+@click.option(
+    "--access-log/--no-access-log",
+    default=None,
+    help="One JSON line per request (env OUTREACH_ACCESS_LOG; off by default).",
+)
 def serve(
     host: str | None,
     port: int | None,
     database_url: str | None,
     redis_url: str | None,
     workers: int | None,
+    access_log: bool | None,
 ) -> None:
     """Serve the API with uvicorn (uvloop and httptools)."""
     import os
@@ -53,7 +59,12 @@ def serve(
     import uvicorn
 
     settings = Settings.from_env(
-        host=host, port=port, database_url=database_url, redis_url=redis_url, workers=workers
+        host=host,
+        port=port,
+        database_url=database_url,
+        redis_url=redis_url,
+        workers=workers,
+        access_log=access_log,
     )
     if settings.workers > 1 and not settings.redis_url:
         click.echo(
@@ -64,6 +75,7 @@ def serve(
         sys.exit(2)
     # worker processes build their app from the environment: hand the flags over
     os.environ["OUTREACH_DATABASE_URL"] = settings.database_url
+    os.environ["OUTREACH_ACCESS_LOG"] = "1" if settings.access_log else "0"
     if settings.redis_url:
         os.environ["OUTREACH_REDIS_URL"] = settings.redis_url
     if settings.workers > 1 and settings.migrate_on_start:

@@ -69,7 +69,8 @@ access_log = logging.getLogger("outreach_server.access")
 class Observability:
     """The metrics of one app, in a registry of its own (apps in one process never collide)."""
 
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+    def __init__(self, registry: CollectorRegistry | None = None, access_log: bool = True) -> None:
+        self.access_log = access_log  # write one access log line per request
         self.registry = registry if registry is not None else CollectorRegistry()
         self.requests = Counter(
             "outreach_http_requests_total",
@@ -172,7 +173,7 @@ class RequestContextMiddleware:
         operation_id, template = route_labels(scope)
         method = scope["method"] if scope["method"] in KNOWN_METHODS else "OTHER"
         self.observability.observe(operation_id, method, status, seconds)
-        if access_log.isEnabledFor(logging.INFO):
+        if self.observability.access_log and access_log.isEnabledFor(logging.INFO):
             path = scope["path"]  # never the query string: it may carry secrets
             access_log.info(
                 "%s %s %d %.1fms",

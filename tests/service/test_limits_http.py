@@ -73,3 +73,16 @@ def test_health_and_readiness(sqlite_api: Api) -> None:
         "status": "ready",
         "checks": {"database": True},
     }
+
+
+def test_request_ids_and_metrics_per_operation(sqlite_api: Api) -> None:
+    api = sqlite_api
+    token = api.key(api.org())
+    ok = api.client.get("/v1/api-keys", headers=bearer(token) | {"X-Request-Id": "trace-123"})
+    assert ok.headers["X-Request-Id"] == "trace-123"
+    refused = api.client.get("/v1/api-keys")
+    assert refused.status_code == 401 and len(refused.headers["X-Request-Id"]) == 32
+    metrics = api.client.get("/metrics").text
+    assert 'operation_id="list_api_keys"' in metrics
+    assert 'status="200"' in metrics and 'status="401"' in metrics
+    assert token not in metrics
