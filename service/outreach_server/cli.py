@@ -254,5 +254,14 @@ def seed_demo(database_url: str | None) -> None:
     _run(database_url, seed)
 
 
+def _register_areas() -> None:
+    from . import admin_billing, admin_contacts, admin_ledger
+
+    for area in (admin_ledger, admin_contacts, admin_billing):
+        area.register(admin)
+
+
+_register_areas()
+
 if __name__ == "__main__":
     main()

@@ -12,7 +12,8 @@ from typing import Any
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from outreach_server.db import create_engine, metadata
+from outreach_server.db import create_engine
+from outreach_server.schema import metadata
 from outreach_server.migrate import head, upgrade
 from outreach_server.pagination import Page
 

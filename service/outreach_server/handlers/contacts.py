@@ -3,8 +3,6 @@
 from outreach_api.models import (
     AssignOwnerRequest,
     AssignOwnerResponse,
-    AsyncVerifyEmailRequest,
-    AsyncVerifyEmailResponse,
     BaseColumnListResponse,
     BulkContactUpdateRequest,
     BulkUpdateResponse,
@@ -24,19 +22,16 @@ from outreach_api.models import (
     ProfilePicturesRequest,
     ProfilePicturesResponse,
     SearchableFieldListResponse,
-    UnlockInfoRequest,
-    UnlockInfoResponse,
-    VerifyEmailRequest,
-    VerifyEmailResponse,
     WithdrawFromSequencesRequest,
     WithdrawFromSequencesResponse,
 )
 
 from ..context import RequestContext
 from ..errors import not_implemented
+from .contacts_billable import ContactBillingOperations
 
 
-class ContactsService:
+class ContactsService(ContactBillingOperations):
     """Contact schema reads, record reads, bulk writes, owner assignment, list membership, sequence withdrawal, email verification and unlocking of withheld details (the last two cost credits)."""
 
     async def list_contacts(
@@ -182,31 +177,4 @@ class ContactsService:
         *,
         body: WithdrawFromSequencesRequest,
     ) -> WithdrawFromSequencesResponse:
-        raise not_implemented(ctx)
-
-    async def verify_contact_emails(
-        self,
-        ctx: RequestContext,
-        *,
-        list_id: int | None,
-        filter_model: str | None,
-        body: VerifyEmailRequest,
-    ) -> VerifyEmailResponse:
-        raise not_implemented(ctx)
-
-    async def verify_contact_emails_async(
-        self,
-        ctx: RequestContext,
-        *,
-        body: AsyncVerifyEmailRequest,
-    ) -> AsyncVerifyEmailResponse:
-        raise not_implemented(ctx)
-
-    async def unlock_contact_info(
-        self,
-        ctx: RequestContext,
-        *,
-        filter_model: str | None,
-        body: UnlockInfoRequest,
-    ) -> UnlockInfoResponse:
         raise not_implemented(ctx)

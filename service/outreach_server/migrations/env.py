@@ -2,7 +2,7 @@
 
 from alembic import context
 
-from outreach_server.db import metadata
+from outreach_server.schema import metadata
 
 connection = context.config.attributes.get("connection")
 if connection is None:

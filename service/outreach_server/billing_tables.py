@@ -1,0 +1,3 @@
+"""Tables of the billing area (registered on db.metadata; migration revision in migrations/versions)."""
+
+from __future__ import annotations
