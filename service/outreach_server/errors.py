@@ -24,6 +24,14 @@ class ApiError(Exception):
         self.headers = dict(headers or {})
 
 
+class ApiValidationError(Exception):
+    """A 422 raised by the service itself, in the same `loc/msg/type` form as schema failures."""
+
+    def __init__(self, loc: list[str | int], msg: str, type_: str = "value_error") -> None:
+        super().__init__(msg)
+        self.items = [{"loc": loc, "msg": msg, "type": type_}]
+
+
 def not_implemented(ctx: Any) -> ApiError:
     """The answer of an operation whose logic is not written yet: 501, never a fake success."""
     operation = getattr(getattr(ctx, "operation", None), "operation_id", "this operation")
@@ -45,6 +53,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def api_error(_: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=exc.headers)
+
+    @app.exception_handler(ApiValidationError)
+    async def service_validation_error(_: Request, exc: ApiValidationError) -> JSONResponse:
+        return JSONResponse({"detail": exc.items}, status_code=422)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:

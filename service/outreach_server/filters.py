@@ -1,0 +1,231 @@
+"""The filter language of fetch, verify, unlock and merge: AG Grid's `filterModel` / `sortModel`.
+
+`filterModel` is a JSON object from column id to a filter; `sortModel` a JSON array of
+`{"colId", "sort": "asc"|"desc"}`. Both compile to SQLAlchemy expressions over the columns a
+caller declares, so values are always bound parameters, never SQL text. Anything unknown
+(column, filter type, operator, a value of the wrong type) is a 422 in the API's
+validation format, never a 500.
+
+Filters, per column (several columns are ANDed):
+- text:   {"filterType": "text", "type": op, "filter": "abc"}; op in equals, notEqual,
+          contains, notContains, startsWith, endsWith, blank, notBlank (case-insensitive)
+- number: {"filterType": "number", "type": op, "filter": 5, "filterTo": 9}; op in equals,
+          notEqual, lessThan, lessThanOrEqual, greaterThan, greaterThanOrEqual, inRange,
+          blank, notBlank
+- set:    {"filterType": "set", "values": ["a", "b"]}
+- two or more conditions: {"filterType": ..., "operator": "AND"|"OR", "conditions": [...]}
+  (or the older "condition1"/"condition2" form)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, false, func, not_, or_, true
+from sqlalchemy.sql.elements import ColumnElement
+
+from .errors import ApiValidationError
+
+MAX_JSON_LENGTH = 20_000
+MAX_CONDITIONS = 50
+MAX_SET_VALUES = 1_000
+TEXT, NUMBER = "text", "number"
+
+
+@dataclass(frozen=True)
+class FilterColumn:
+    """A column callers may filter and sort on: its SQL expression and its kind (text|number)."""
+
+    expression: Any
+    kind: str
+
+
+Columns = Mapping[str, FilterColumn]
+
+
+def _fail(loc: list[str | int], msg: str) -> ApiValidationError:
+    return ApiValidationError(loc, msg, "value_error")
+
+
+def parse_json(raw: str | None, loc: list[str | int], expected: type) -> Any:
+    """The JSON value of a query parameter (None when absent or empty)."""
+    if raw is None or not raw.strip():
+        return None
+    if len(raw) > MAX_JSON_LENGTH:
+        raise _fail(loc, f"longer than {MAX_JSON_LENGTH} characters")
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        raise _fail(loc, "not valid JSON") from None
+    if not isinstance(value, expected):
+        raise _fail(loc, f"must be a JSON {'object' if expected is dict else 'array'}")
+    return value
+
+
+def compile_filter(model: Any, columns: Columns, loc: list[str | int]) -> ColumnElement[bool]:
+    """One boolean expression for a whole filter model (true when the model is empty)."""
+    if model is None:
+        return true()
+    if not isinstance(model, dict):
+        raise _fail(loc, "must be a JSON object")
+    if len(model) > MAX_CONDITIONS:
+        raise _fail(loc, f"more than {MAX_CONDITIONS} columns")
+    clauses = []
+    for column_id, spec in model.items():
+        column = columns.get(column_id)
+        if column is None:
+            raise _fail([*loc, column_id], f"unknown column {column_id!r}")
+        clauses.append(_column_filter(column, spec, [*loc, column_id]))
+    return and_(true(), *clauses)
+
+
+def _column_filter(column: FilterColumn, spec: Any, loc: list[str | int]) -> ColumnElement[bool]:
+    if not isinstance(spec, dict):
+        raise _fail(loc, "a filter is a JSON object")
+    conditions = spec.get("conditions")
+    if conditions is None and "condition1" in spec:
+        conditions = [c for c in (spec.get("condition1"), spec.get("condition2")) if c is not None]
+    if conditions is not None:
+        return _combined(column, spec, conditions, loc)
+    kind = spec.get("filterType", column.kind)
+    if kind == "set":
+        return _set_filter(column, spec, loc)
+    if kind != column.kind:
+        raise _fail([*loc, "filterType"], f"column takes {column.kind!r} filters, not {kind!r}")
+    return (_text_condition if kind == TEXT else _number_condition)(column.expression, spec, loc)
+
+
+def _combined(
+    column: FilterColumn, spec: dict[str, Any], conditions: Any, loc: list[str | int]
+) -> ColumnElement[bool]:
+    operator = spec.get("operator", "AND")
+    if operator not in ("AND", "OR"):
+        raise _fail([*loc, "operator"], f"unknown operator {operator!r} (AND or OR)")
+    if not isinstance(conditions, list) or not conditions or len(conditions) > MAX_CONDITIONS:
+        raise _fail([*loc, "conditions"], f"1 to {MAX_CONDITIONS} conditions")
+    parts = [
+        _column_filter(
+            column,
+            {"filterType": spec.get("filterType", column.kind), **c},
+            [*loc, "conditions", i],
+        )
+        if isinstance(c, dict)
+        else _column_filter(column, c, [*loc, "conditions", i])
+        for i, c in enumerate(conditions)
+    ]
+    return and_(*parts) if operator == "AND" else or_(*parts)
+
+
+def _set_filter(
+    column: FilterColumn, spec: dict[str, Any], loc: list[str | int]
+) -> ColumnElement[bool]:
+    values = spec.get("values")
+    if not isinstance(values, list) or len(values) > MAX_SET_VALUES:
+        raise _fail([*loc, "values"], f"a list of at most {MAX_SET_VALUES} values")
+    want = float if column.kind == NUMBER else str
+    for index, value in enumerate(values):
+        if value is not None and not _is(value, want):
+            raise _fail([*loc, "values", index], f"values of this column are {column.kind}s")
+    present = [v for v in values if v is not None]
+    clauses = [column.expression.in_(present)] if present else []
+    if None in values:
+        clauses.append(column.expression.is_(None))
+    return or_(*clauses) if clauses else false()
+
+
+def _is(value: Any, want: type) -> bool:
+    if want is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, str)
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+TEXT_OPERATORS: dict[str, Callable[[Any, str], ColumnElement[bool]]] = {
+    "equals": lambda e, v: func.lower(e) == v.lower(),
+    "notEqual": lambda e, v: or_(e.is_(None), func.lower(e) != v.lower()),
+    "contains": lambda e, v: func.lower(e).like(f"%{_escape_like(v.lower())}%", escape="\\"),
+    "notContains": lambda e, v: or_(
+        e.is_(None), not_(func.lower(e).like(f"%{_escape_like(v.lower())}%", escape="\\"))
+    ),
+    "startsWith": lambda e, v: func.lower(e).like(f"{_escape_like(v.lower())}%", escape="\\"),
+    "endsWith": lambda e, v: func.lower(e).like(f"%{_escape_like(v.lower())}", escape="\\"),
+}
+NUMBER_OPERATORS: dict[str, Callable[[Any, float], ColumnElement[bool]]] = {
+    "equals": lambda e, v: e == v,
+    "notEqual": lambda e, v: or_(e.is_(None), e != v),
+    "lessThan": lambda e, v: e < v,
+    "lessThanOrEqual": lambda e, v: e <= v,
+    "greaterThan": lambda e, v: e > v,
+    "greaterThanOrEqual": lambda e, v: e >= v,
+}
+
+
+def _blank(expression: Any, operator: str, kind: str) -> ColumnElement[bool] | None:
+    empty = or_(expression.is_(None), expression == "") if kind == TEXT else expression.is_(None)
+    if operator == "blank":
+        return empty
+    if operator == "notBlank":
+        return not_(empty)
+    return None
+
+
+def _text_condition(
+    expression: Any, spec: dict[str, Any], loc: list[str | int]
+) -> ColumnElement[bool]:
+    operator = spec.get("type", "contains")
+    blank = _blank(expression, operator, TEXT)
+    if blank is not None:
+        return blank
+    if operator not in TEXT_OPERATORS:
+        raise _fail([*loc, "type"], f"unknown text operator {operator!r}")
+    value = spec.get("filter")
+    if not isinstance(value, str):
+        raise _fail([*loc, "filter"], "a text filter takes a string")
+    return TEXT_OPERATORS[operator](expression, value)
+
+
+def _number_condition(
+    expression: Any, spec: dict[str, Any], loc: list[str | int]
+) -> ColumnElement[bool]:
+    operator = spec.get("type", "equals")
+    blank = _blank(expression, operator, NUMBER)
+    if blank is not None:
+        return blank
+    value = spec.get("filter")
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise _fail([*loc, "filter"], "a number filter takes a number")
+    if operator == "inRange":
+        upper = spec.get("filterTo")
+        if not _is(upper, float):
+            raise _fail([*loc, "filterTo"], "inRange takes a number filterTo")
+        return and_(expression >= value, expression <= upper)
+    if operator not in NUMBER_OPERATORS:
+        raise _fail([*loc, "type"], f"unknown number operator {operator!r}")
+    return NUMBER_OPERATORS[operator](expression, float(value))
+
+
+def compile_sort(model: Any, columns: Columns, loc: list[str | int]) -> list[Any]:
+    """ORDER BY clauses for a sort model (empty when absent)."""
+    if model is None:
+        return []
+    if not isinstance(model, list) or len(model) > MAX_CONDITIONS:
+        raise _fail(loc, f"a list of at most {MAX_CONDITIONS} sort entries")
+    clauses = []
+    for index, entry in enumerate(model):
+        if not isinstance(entry, dict) or entry.get("colId") not in columns:
+            raise _fail(
+                [*loc, index, "colId"],
+                f"unknown column {entry.get('colId') if isinstance(entry, dict) else entry!r}",
+            )
+        direction = entry.get("sort", "asc")
+        if direction not in ("asc", "desc"):
+            raise _fail([*loc, index, "sort"], "sort is asc or desc")
+        expression = columns[entry["colId"]].expression
+        clauses.append(expression.asc() if direction == "asc" else expression.desc())
+    return clauses

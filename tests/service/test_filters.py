@@ -1,0 +1,152 @@
+"""The filter language: compiled to SQL with bound parameters; anything unknown is a 422."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import pytest
+from sqlalchemy import Column, Integer, MetaData, String, Table, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from outreach_server.errors import ApiValidationError
+from outreach_server.filters import FilterColumn, compile_filter, compile_sort, parse_json
+
+people = Table(
+    "people",
+    MetaData(),
+    Column("id", Integer, primary_key=True),
+    Column("name", String),
+    Column("age", Integer),
+)
+COLUMNS = {
+    "name": FilterColumn(people.c.name, "text"),
+    "age": FilterColumn(people.c.age, "number"),
+    "id": FilterColumn(people.c.id, "number"),
+}
+ROWS = [(1, "Ada", 36), (2, "Grace", 85), (3, "alan", 41), (4, None, None), (5, "50%_off", 7)]
+
+
+def matching(model: Any, sort: Any = None) -> list[int]:
+    """Run the compiled query against a real SQLite database."""
+    connection = sqlite3.connect(":memory:")
+    connection.execute("CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, age INTEGER)")
+    connection.executemany("INSERT INTO people VALUES (?, ?, ?)", ROWS)
+    query = select(people.c.id).where(compile_filter(model, COLUMNS, ["query", "filterModel"]))
+    query = query.order_by(*compile_sort(sort, COLUMNS, ["query", "sortModel"]), people.c.id)
+    compiled = query.compile(dialect=sqlite.dialect(), compile_kwargs={"render_postcompile": True})
+    params = compiled.construct_params()
+    sql = str(compiled)
+    positional = [params[name] for name in compiled.positiontup or []]
+    return [row[0] for row in connection.execute(sql, positional)]
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        (None, [1, 2, 3, 4, 5]),
+        ({}, [1, 2, 3, 4, 5]),
+        ({"name": {"filterType": "text", "type": "contains", "filter": "A"}}, [1, 2, 3]),
+        ({"name": {"filterType": "text", "type": "equals", "filter": "ALAN"}}, [3]),
+        ({"name": {"filterType": "text", "type": "startsWith", "filter": "gr"}}, [2]),
+        ({"name": {"filterType": "text", "type": "notContains", "filter": "a"}}, [4, 5]),
+        (
+            {"name": {"filterType": "text", "type": "contains", "filter": "%_"}},
+            [5],
+        ),  # LIKE wildcards are literal
+        ({"name": {"filterType": "text", "type": "blank"}}, [4]),
+        ({"age": {"filterType": "number", "type": "greaterThan", "filter": 40}}, [2, 3]),
+        (
+            {"age": {"filterType": "number", "type": "inRange", "filter": 30, "filterTo": 41}},
+            [1, 3],
+        ),
+        ({"age": {"filterType": "set", "values": [7, 85]}}, [2, 5]),
+        ({"name": {"filterType": "set", "values": []}}, []),
+        (
+            {
+                "age": {
+                    "filterType": "number",
+                    "operator": "OR",
+                    "conditions": [
+                        {"type": "lessThan", "filter": 10},
+                        {"type": "greaterThan", "filter": 80},
+                    ],
+                }
+            },
+            [2, 5],
+        ),  # fmt: skip
+        (
+            {
+                "name": {"filterType": "text", "type": "contains", "filter": "a"},
+                "age": {"filterType": "number", "type": "lessThan", "filter": 40},
+            },
+            [1],
+        ),  # fmt: skip
+    ],
+)
+def test_filters_select_the_right_rows(model: Any, expected: list[int]) -> None:
+    assert matching(model) == expected
+
+
+def test_sort_model() -> None:
+    assert matching(None, [{"colId": "age", "sort": "desc"}]) == [4, 2, 3, 1, 5] or matching(
+        None, [{"colId": "age", "sort": "desc"}]
+    ) == [2, 3, 1, 5, 4]
+
+
+@pytest.mark.parametrize(
+    ("model", "loc"),
+    [
+        (
+            {"email": {"filterType": "text", "type": "contains", "filter": "x"}},
+            ["query", "filterModel", "email"],
+        ),
+        (
+            {"name": {"filterType": "text", "type": "regex", "filter": "x"}},
+            ["query", "filterModel", "name", "type"],
+        ),
+        (
+            {"name": {"filterType": "number", "type": "equals", "filter": 1}},
+            ["query", "filterModel", "name", "filterType"],
+        ),
+        (
+            {"age": {"filterType": "number", "type": "equals", "filter": "1; DROP TABLE people"}},
+            ["query", "filterModel", "age", "filter"],
+        ),
+        (
+            {"age": {"filterType": "number", "type": "equals", "filter": True}},
+            ["query", "filterModel", "age", "filter"],
+        ),
+        ({"name": "contains x"}, ["query", "filterModel", "name"]),
+        (
+            {"name": {"filterType": "text", "operator": "XOR", "conditions": [{"type": "blank"}]}},
+            ["query", "filterModel", "name", "operator"],
+        ),
+        ([1, 2], ["query", "filterModel"]),
+    ],
+)
+def test_unknown_or_wrong_filters_are_422(model: Any, loc: list[str]) -> None:
+    with pytest.raises(ApiValidationError) as error:
+        compile_filter(model, COLUMNS, ["query", "filterModel"])
+    assert error.value.items[0]["loc"] == loc
+
+
+def test_parse_json_and_sort_errors() -> None:
+    assert parse_json(None, ["query", "filterModel"], dict) is None
+    assert parse_json('{"a": 1}', ["query", "filterModel"], dict) == {"a": 1}
+    for raw, expected in [("{not json", dict), ("[1]", dict), ("x" * 30_000, dict)]:
+        with pytest.raises(ApiValidationError):
+            parse_json(raw, ["query", "filterModel"], expected)
+    with pytest.raises(ApiValidationError):
+        compile_sort([{"colId": "nope"}], COLUMNS, ["query", "sortModel"])
+    with pytest.raises(ApiValidationError):
+        compile_sort([{"colId": "age", "sort": "sideways"}], COLUMNS, ["query", "sortModel"])
+
+
+def test_values_are_bound_parameters_never_sql_text() -> None:
+    model = {"name": {"filterType": "text", "type": "equals", "filter": "x' OR '1'='1"}}
+    for dialect in (sqlite.dialect(), postgresql.dialect()):
+        sql = str(
+            select(people.c.id).where(compile_filter(model, COLUMNS, [])).compile(dialect=dialect)
+        )
+        assert "OR '1'='1" not in sql
