@@ -112,6 +112,16 @@ contacts = Table(
     Column("owner_id", String(100), nullable=True),
     Column("fields", JSON, nullable=False),
     Column("created_at", BigInteger, nullable=False),
+    # withheld until unlocked (POST /contacts/unlock-info sets unlocked_at)
+    Column("phone", String(64), nullable=True),
+    Column("linkedin_url", String(500), nullable=True),
+    Column("job_title", String(200), nullable=True),
+    Column("company_id", Integer, nullable=True),
+    # deliverability, written back by verification
+    Column("email_status", String(32), nullable=True),
+    Column("email_checked_at", BigInteger, nullable=True),
+    Column("unlocked_at", BigInteger, nullable=True),
+    Column("updated_at", BigInteger, nullable=True),
     Index("ix_contacts_org_id_list_id", "org_id", "list_id"),
 )
 
