@@ -4,6 +4,8 @@ Revision ID: 0003
 Revises: 0002
 """
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -12,7 +14,7 @@ down_revision = "0002"
 branch_labels = None
 depends_on = None
 
-CONTACT_COLUMNS: list[tuple[str, sa.types.TypeEngine[object]]] = [
+CONTACT_COLUMNS: list[tuple[str, sa.types.TypeEngine[Any]]] = [
     ("phone", sa.String(length=64)),
     ("linkedin_url", sa.String(length=500)),
     ("job_title", sa.String(length=200)),
