@@ -7,21 +7,20 @@ changed return without parsing anything (never timestamps).
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 import json
 import subprocess
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from .cache import CACHE_DIR, remember_build, sha, tool_versions, unchanged_since_last_build
 from .config import Config
 from .load import Bundle, bundle
+from .tree import Change, changes, existing_files, short_diff, write_tree
 from .validate import (
     Finding,
     RawFinding,
@@ -30,9 +29,6 @@ from .validate import (
     rule_findings,
     validate_bundle,
 )
-
-IGNORED_PARTS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
-CACHE_DIR = ".spec-gen-cache"
 
 
 class SpecInvalid(Exception):
@@ -45,20 +41,6 @@ class SpecInvalid(Exception):
 class BuildResult:
     files: dict[str, str]  # path relative to the output directory -> content
     inputs: list[Path] = field(default_factory=list)
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _tool_versions() -> str:
-    parts = []
-    for dist in ("datamodel-code-generator", "ruff", "jinja2"):
-        try:
-            parts.append(f"{dist}=={version(dist)}")
-        except PackageNotFoundError:
-            parts.append(f"{dist}==?")
-    return ";".join(parts)
 
 
 def load_and_validate(config: Config) -> Bundle:
@@ -74,7 +56,7 @@ def _validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> lis
     """openapi-spec-validator's findings; a clean verdict is remembered by content hash."""
     stamp = None
     if cache_dir is not None:
-        key = _sha(json.dumps([_tool_versions(), document], sort_keys=True).encode())
+        key = sha(json.dumps([tool_versions(), document], sort_keys=True).encode())
         stamp = cache_dir / f"valid-{key[:32]}"
         if stamp.is_file():
             return []
@@ -130,10 +112,18 @@ def _render(
     pydantic_dep = "pydantic[email]>=2.7,<3" if uses_email else "pydantic>=2.7,<3"
     prefix = config.distribution_prefix
     server = Target(
-        config.templates, config.server_package, f"{prefix}-api", source, (pydantic_dep, "fastapi>=0.115")
+        config.templates,
+        config.server_package,
+        f"{prefix}-api",
+        source,
+        (pydantic_dep, "fastapi>=0.115"),
     )
     client = Target(
-        config.templates, config.client_package, f"{prefix}-client", source, ("httpx>=0.27", pydantic_dep)
+        config.templates,
+        config.client_package,
+        f"{prefix}-client",
+        source,
+        ("httpx>=0.27", pydantic_dep),
     )
     files: dict[str, str] = {}
     for name, content in render_server(server, api).items():
@@ -183,132 +173,6 @@ def format_python(files: dict[str, str]) -> dict[str, str]:
 
 
 # -- comparing and writing ---------------------------------------------------------------
-
-
-def _ignored(rel: Path) -> bool:
-    return bool(set(rel.parts) & IGNORED_PARTS) or any(p.endswith(".egg-info") for p in rel.parts)
-
-
-def existing_files(output: Path) -> dict[str, bytes]:
-    if not output.is_dir():
-        return {}
-    return {
-        path.relative_to(output).as_posix(): path.read_bytes()
-        for path in sorted(output.rglob("*"))
-        if path.is_file() and not _ignored(path.relative_to(output))
-    }
-
-
-@dataclass
-class Change:
-    kind: str  # added | changed | removed
-    path: str
-    added: int
-    removed: int
-
-    def __str__(self) -> str:
-        return f"{self.kind:8} {self.path} (+{self.added} -{self.removed})"
-
-
-def changes(old: dict[str, bytes], new: dict[str, str]) -> list[Change]:
-    out = []
-    for path in sorted(set(old) | set(new)):
-        before = old[path].decode("utf-8", "replace").splitlines() if path in old else []
-        after = new[path].splitlines() if path in new else []
-        if path not in old:
-            out.append(Change("added", path, len(after), 0))
-        elif path not in new:
-            out.append(Change("removed", path, 0, len(before)))
-        elif old[path] != new[path].encode("utf-8"):
-            diff = list(difflib.unified_diff(before, after, lineterm="", n=0))
-            plus = sum(1 for d in diff if d.startswith("+") and not d.startswith("+++"))
-            minus = sum(1 for d in diff if d.startswith("-") and not d.startswith("---"))
-            out.append(Change("changed", path, plus, minus))
-    return out
-
-
-def short_diff(path: str, old: bytes | None, new: str | None, limit: int = 30) -> str:
-    before = old.decode("utf-8", "replace").splitlines() if old is not None else []
-    after = new.splitlines() if new is not None else []
-    diff = list(
-        difflib.unified_diff(
-            before, after, f"generated/{path}", f"expected/{path}", lineterm="", n=1
-        )
-    )
-    if len(diff) > limit:
-        diff = diff[:limit] + [f"... ({len(diff) - limit} more diff lines)"]
-    return "\n".join(diff)
-
-
-def write_tree(output: Path, new: dict[str, str], found: list[Change]) -> None:
-    for change in found:
-        target = output / change.path
-        if change.kind == "removed":
-            target.unlink()
-            parent = target.parent
-            while parent != output and parent.is_dir() and not any(parent.iterdir()):
-                parent.rmdir()
-                parent = parent.parent
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(new[change.path].encode("utf-8"))
-
-
-# -- the no-op fast path ---------------------------------------------------------------
-
-
-def _generator_sources() -> list[Path]:
-    return sorted(Path(__file__).parent.rglob("*.py"))
-
-
-def inputs_key(config: Config, spec_files: list[Path]) -> str:
-    digest = hashlib.sha256()
-    digest.update(_tool_versions().encode())
-    digest.update(repr(sorted(vars(config).items())).encode())
-    templates = sorted(p for p in config.templates.rglob("*") if p.is_file())
-    for path in [*spec_files, *templates, *_generator_sources()]:
-        digest.update(str(path).encode())
-        try:
-            digest.update(_sha(path.read_bytes()).encode())
-        except OSError:
-            digest.update(b"missing")
-    return digest.hexdigest()
-
-
-def _record_path(config: Config) -> Path:
-    return config.root / CACHE_DIR / "build.json"
-
-
-def unchanged_since_last_build(config: Config) -> bool:
-    record_path = _record_path(config)
-    try:
-        record = json.loads(record_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if record.get("output") != str(config.output):
-        return False
-    if record.get("key") != inputs_key(config, [Path(p) for p in record.get("inputs", [])]):
-        return False
-    on_disk = {path: _sha(data) for path, data in existing_files(config.output).items()}
-    return bool(on_disk == record.get("outputs"))
-
-
-def remember_build(config: Config, result: BuildResult) -> None:
-    record = {
-        "output": str(config.output),
-        "inputs": [str(p) for p in result.inputs],
-        "key": inputs_key(config, result.inputs),
-        "outputs": {
-            path: _sha(text.encode("utf-8")) for path, text in sorted(result.files.items())
-        },
-    }
-    path = _record_path(config)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    (path.parent / ".gitignore").write_text("*\n", encoding="utf-8")
-    path.write_text(json.dumps(record, indent=1, sort_keys=True), encoding="utf-8")
-
-
-# -- commands ------------------------------------------------------------------------------
 
 
 def build(

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from spec_gen.build import changes, existing_files, render_tree, short_diff, write_tree
+from spec_gen.build import render_tree
+from spec_gen.tree import changes, existing_files, short_diff, write_tree
 from spec_gen.config import load_config
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -1,0 +1,81 @@
+"""The output tree on disk: what is there, what changed, a short diff, writing the changes."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+IGNORED_PARTS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+
+
+def _ignored(rel: Path) -> bool:
+    return bool(set(rel.parts) & IGNORED_PARTS) or any(p.endswith(".egg-info") for p in rel.parts)
+
+
+def existing_files(output: Path) -> dict[str, bytes]:
+    if not output.is_dir():
+        return {}
+    return {
+        path.relative_to(output).as_posix(): path.read_bytes()
+        for path in sorted(output.rglob("*"))
+        if path.is_file() and not _ignored(path.relative_to(output))
+    }
+
+
+@dataclass
+class Change:
+    kind: str  # added | changed | removed
+    path: str
+    added: int
+    removed: int
+
+    def __str__(self) -> str:
+        return f"{self.kind:8} {self.path} (+{self.added} -{self.removed})"
+
+
+def changes(old: dict[str, bytes], new: dict[str, str]) -> list[Change]:
+    out = []
+    for path in sorted(set(old) | set(new)):
+        before = old[path].decode("utf-8", "replace").splitlines() if path in old else []
+        after = new[path].splitlines() if path in new else []
+        if path not in old:
+            out.append(Change("added", path, len(after), 0))
+        elif path not in new:
+            out.append(Change("removed", path, 0, len(before)))
+        elif old[path] != new[path].encode("utf-8"):
+            diff = list(difflib.unified_diff(before, after, lineterm="", n=0))
+            plus = sum(1 for d in diff if d.startswith("+") and not d.startswith("+++"))
+            minus = sum(1 for d in diff if d.startswith("-") and not d.startswith("---"))
+            out.append(Change("changed", path, plus, minus))
+    return out
+
+
+def short_diff(path: str, old: bytes | None, new: str | None, limit: int = 30) -> str:
+    before = old.decode("utf-8", "replace").splitlines() if old is not None else []
+    after = new.splitlines() if new is not None else []
+    diff = list(
+        difflib.unified_diff(
+            before, after, f"generated/{path}", f"expected/{path}", lineterm="", n=1
+        )
+    )
+    if len(diff) > limit:
+        diff = diff[:limit] + [f"... ({len(diff) - limit} more diff lines)"]
+    return "\n".join(diff)
+
+
+def write_tree(output: Path, new: dict[str, str], found: list[Change]) -> None:
+    for change in found:
+        target = output / change.path
+        if change.kind == "removed":
+            target.unlink()
+            parent = target.parent
+            while parent != output and parent.is_dir() and not any(parent.iterdir()):
+                parent.rmdir()
+                parent = parent.parent
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(new[change.path].encode("utf-8"))
+
+
+# -- the no-op fast path ---------------------------------------------------------------
