@@ -39,6 +39,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if settings.migrate_on_start:
             await upgrade(settings.database_url)
+        await services.start()
         yield
         await services.close()
 

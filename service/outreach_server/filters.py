@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from sqlalchemy import and_, false, func, not_, or_, true
 from sqlalchemy.sql.elements import ColumnElement
@@ -32,6 +32,7 @@ from .errors import ApiValidationError
 MAX_JSON_LENGTH = 20_000
 MAX_CONDITIONS = 50
 MAX_SET_VALUES = 1_000
+MAX_NUMBER = 2**53  # beyond it a number is not exact as a float, and may not bind as an integer
 TEXT, NUMBER = "text", "number"
 
 
@@ -138,8 +139,15 @@ def _set_filter(
 
 def _is(value: Any, want: type) -> bool:
     if want is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return _is_number(value)
     return isinstance(value, str)
+
+
+def _is_number(value: Any) -> TypeGuard[int | float]:
+    """A JSON number the databases can bind exactly (not a boolean, not huge, not NaN)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return -MAX_NUMBER <= value <= MAX_NUMBER
 
 
 def _escape_like(text: str) -> str:
@@ -198,11 +206,11 @@ def _number_condition(
     if blank is not None:
         return blank
     value = spec.get("filter")
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise _fail([*loc, "filter"], "a number filter takes a number")
+    if not _is_number(value):
+        raise _fail([*loc, "filter"], "a number filter takes a number between -2^53 and 2^53")
     if operator == "inRange":
         upper = spec.get("filterTo")
-        if not _is(upper, float):
+        if not _is_number(upper):
             raise _fail([*loc, "filterTo"], "inRange takes a number filterTo")
         return and_(expression >= value, expression <= upper)
     if operator not in NUMBER_OPERATORS:

@@ -21,6 +21,7 @@ from outreach_api.models import Tier
 from sqlalchemy import bindparam, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from .contacts_tables import api_key_lists
 from .db import Reader, api_keys
 
 PREFIXES = {"live": API_KEY_FORMAT_LIVE_PREFIX, "test": API_KEY_FORMAT_TEST_PREFIX}
@@ -160,8 +161,12 @@ class KeyStore:
         scopes: Iterable[str],
         is_agency: bool = False,
         expires_at: int | None = None,
+        list_ids: Iterable[int] | None = None,
     ) -> tuple[ApiKeyRecord, str]:
-        """A new key and its token; the token is not stored and cannot be shown again."""
+        """A new key and its token; the token is not stored and cannot be shown again.
+
+        `list_ids` narrows the key to those lists (None: the whole organisation).
+        """
         token, digest = new_token(mode)
         values: dict[str, Any] = {
             "id": "key_" + secrets.token_hex(12),
@@ -179,6 +184,10 @@ class KeyStore:
         }
         async with self.engine.begin() as connection:
             await connection.execute(insert(api_keys).values(values))
+            if list_ids is not None:
+                rows = [{"api_key_id": values["id"], "list_id": list_id} for list_id in sorted(set(list_ids))]
+                if rows:
+                    await connection.execute(insert(api_key_lists), rows)
         return _record(values), token
 
     async def revoke(self, key_id: str) -> bool:

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from .db import Reader, create_engine
+from .email_verification import VerificationWorker
 from .keys import KeyStore
 from .orgs import OrgStore
 from .rate_limit import InProcessRateLimiter, Limits, RateLimiter, RedisRateLimiter
+from .resolver import Resolver, create_resolver
 from .settings import Settings
 
 
@@ -21,11 +23,14 @@ class Services:
     keys: KeyStore
     orgs: OrgStore
     limiter: RateLimiter
+    resolver: Resolver
+    verification: VerificationWorker
 
     @classmethod
     def create(cls, settings: Settings) -> Services:
         engine = create_engine(settings.database_url)
         reader = Reader(engine, settings.database_url)
+        resolver = create_resolver(settings.dns_fixed, settings.dns_timeout)
         return cls(
             settings=settings,
             engine=engine,
@@ -33,9 +38,16 @@ class Services:
             keys=KeyStore(engine, reader, cache_seconds=settings.key_cache_seconds),
             orgs=OrgStore(engine),
             limiter=create_limiter(settings),
+            resolver=resolver,
+            verification=VerificationWorker(engine, resolver),
         )
 
+    async def start(self) -> None:
+        """Background work of a serving process (call once the database is migrated)."""
+        await self.verification.start()
+
     async def close(self) -> None:
+        await self.verification.close()
         await self.limiter.close()
         await self.reader.close()
         await self.engine.dispose()

@@ -35,6 +35,10 @@ class Settings:
     json_logs: bool = True
     # one JSON line per request (costs about a third of the throughput of a cheap read)
     access_log: bool = False
+    # MX lookups (resolver.py): a fixed table `domain=mx[,mx];...` or `@file` (empty: offline),
+    # else real DNS with this timeout per lookup
+    dns_fixed: str | None = None
+    dns_timeout: float = 2.0
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:

@@ -225,3 +225,47 @@ def test_narrowed_keys_are_listed_with_their_tier_and_scopes(api: Api) -> None:
         ("read", ("contacts:read",)),
         ("billable", ("contacts:read", "contacts:write", "enrichment:run")),
     }
+
+
+def test_a_narrowed_key_only_creates_keys_as_narrow(api: Api) -> None:
+    from sqlalchemy import insert
+
+    from outreach_server.contacts_tables import api_key_lists
+    from outreach_server.db import lists
+
+    org = api.org()
+
+    async def setup() -> tuple[int, int]:
+        async with api.services.engine.begin() as connection:
+            ids = []
+            for name in ("granted", "other"):
+                result = await connection.execute(
+                    insert(lists)
+                    .values(org_id=org, name=name, type="contacts", created_at=0)
+                    .returning(lists.c.id)
+                )
+                ids.append(int(result.scalar_one()))
+        return ids[0], ids[1]
+
+    granted, _ = api.call(setup)
+    narrow = api.key(org)
+    (record,) = api.call(api.services.keys.list_for_org, org)
+
+    async def narrow_it() -> None:
+        async with api.services.engine.begin() as connection:
+            await connection.execute(
+                insert(api_key_lists).values(api_key_id=record.id, list_id=granted)
+            )
+
+    api.call(narrow_it)
+    created = api.client.post(KEYS, json={"name": "child"}, headers=bearer(narrow)).json()["data"]
+
+    async def lists_of(key_id: str) -> set[int]:
+        async with api.services.engine.connect() as connection:
+            query = select(api_key_lists.c.list_id).where(api_key_lists.c.api_key_id == key_id)
+            return {int(row[0]) for row in await connection.execute(query)}
+
+    assert api.call(lists_of, created["api_key_id"]) == {granted}
+    wide = api.key(org)
+    child = api.client.post(KEYS, json={"name": "wide child"}, headers=bearer(wide)).json()["data"]
+    assert api.call(lists_of, child["api_key_id"]) == set()

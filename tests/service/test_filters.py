@@ -150,3 +150,11 @@ def test_values_are_bound_parameters_never_sql_text() -> None:
             select(people.c.id).where(compile_filter(model, COLUMNS, [])).compile(dialect=dialect)
         )
         assert "OR '1'='1" not in sql
+
+
+def test_numbers_that_cannot_bind_exactly_are_422() -> None:
+    for value in (2**63, -(2**64), float("nan"), float("inf")):
+        with pytest.raises(ApiValidationError):
+            compile_filter(
+                {"age": {"filterType": "number", "type": "equals", "filter": value}}, COLUMNS, []
+            )

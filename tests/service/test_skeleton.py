@@ -16,7 +16,6 @@ from outreach_server import Settings, create_app
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"
 KEY: dict[str, str] = {}
 UNLIMITED = {"rate_limit_per_second": 100_000, "rate_limit_per_minute": 1_000_000}
-IMPLEMENTED = {"list_api_keys"}
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +55,21 @@ def test_every_operation_of_the_spec_has_a_route(client: TestClient) -> None:
     assert len(OPERATIONS) == 46
 
 
+NOT_WRITTEN_YET = {"webhooks", "app-platform"}  # issue: webhooks and the app-platform preview
+
+
+def documented_statuses(client: TestClient, op: Any) -> set[int]:
+    spec = client.get("/openapi.json").json()
+    path = op.path.removeprefix("/api/v1").removeprefix("/v1")
+    return {int(status) for status in spec["paths"][path][op.method.lower()]["responses"]}
+
+
 @pytest.mark.parametrize("operation_id", sorted(OPERATIONS))
-def test_route_answers_401_without_key_then_501_or_422(
+def test_every_route_answers_with_a_documented_status(
     client: TestClient, operation_id: str
 ) -> None:
+    """Without a key: 401. With one: a status the spec documents for the operation, in the
+    error format (501 only where the logic is not written yet, never a fake success)."""
     op = OPERATIONS[operation_id]
     url = concrete(op.path)
     uses_key = any("ApiKey" in alt for alt in op.security)
@@ -68,16 +78,20 @@ def test_route_answers_401_without_key_then_501_or_422(
         assert response.status_code == 401
         assert response.json() == {"detail": "Missing Authorization header"}
     response = client.request(op.method, url, headers=KEY if uses_key else {})
-    implemented = {"list_api_keys"}
-    if operation_id in implemented:
-        assert response.status_code == 200, response.text
+    if op.tag in NOT_WRITTEN_YET:
+        assert response.status_code in (501, 422), response.text
+        if response.status_code == 501:
+            assert response.json() == {"detail": f"Not implemented yet: {operation_id}"}
         return
-    assert response.status_code in (501, 422), response.text
-    body = response.json()
-    if response.status_code == 501:
-        assert body == {"detail": f"Not implemented yet: {operation_id}"}
-    else:
-        assert all(set(item) >= {"loc", "msg", "type"} for item in body["detail"])
+    assert response.status_code in documented_statuses(client, op), (
+        response.status_code,
+        response.text,
+    )
+    if response.status_code >= 400:
+        detail = response.json()["detail"]
+        assert isinstance(detail, str) or all(
+            {"loc", "msg", "type"} <= set(item) for item in detail
+        )
 
 
 def test_jwt_instead_of_api_key_is_refused(client: TestClient) -> None:
@@ -87,22 +101,14 @@ def test_jwt_instead_of_api_key_is_refused(client: TestClient) -> None:
 
 
 def test_literal_routes_win_over_parameters(client: TestClient) -> None:
-    assert (
-        client.get("/api/v1/contacts/columns", headers=KEY)
-        .json()["detail"]
-        .endswith("list_custom_columns")
-    )
-    assert (
-        client.get("/api/v1/contacts/suppressions", headers=KEY)
-        .json()["detail"]
-        .endswith("list_suppressions")
-    )
-    assert (
-        client.get("/api/v1/webhooks/events", headers=KEY)
-        .json()["detail"]
-        .endswith("list_webhook_events")
-    )
-    assert client.get("/api/v1/contacts/7", headers=KEY).json()["detail"].endswith("get_contact")
+    """/contacts/columns and /contacts/suppressions are not /contacts/{contact_id}."""
+    columns = client.get("/api/v1/contacts/columns", headers=KEY)
+    assert columns.status_code == 200 and isinstance(columns.json()["data"], list)
+    suppressions = client.get("/api/v1/contacts/suppressions", headers=KEY)
+    assert suppressions.status_code == 200 and suppressions.json()["data"] == []
+    events = client.get("/api/v1/webhooks/events", headers=KEY)
+    assert events.json()["detail"].endswith("list_webhook_events")
+    assert client.get("/api/v1/contacts/7", headers=KEY).json() == {"detail": "Contact not found"}
 
 
 def test_validation_errors_and_unknown_routes_use_the_error_format(client: TestClient) -> None:

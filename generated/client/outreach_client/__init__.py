@@ -15,6 +15,7 @@ from .errors import (
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
+    Status402Error,
     UnprocessableEntityError,
 )
 
@@ -28,6 +29,7 @@ __all__ = [
     "InternalServerError",
     "BadRequestError",
     "AuthenticationError",
+    "Status402Error",
     "PermissionDeniedError",
     "NotFoundError",
     "ConflictError",

@@ -38,6 +38,10 @@ class AuthenticationError(APIStatusError):
     """HTTP 401."""
 
 
+class Status402Error(APIStatusError):
+    """HTTP 402."""
+
+
 class PermissionDeniedError(APIStatusError):
     """HTTP 403."""
 
@@ -65,6 +69,7 @@ class InternalServerError(APIStatusError):
 STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     400: BadRequestError,
     401: AuthenticationError,
+    402: Status402Error,
     403: PermissionDeniedError,
     404: NotFoundError,
     409: ConflictError,

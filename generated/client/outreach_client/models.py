@@ -135,6 +135,14 @@ class SuppressionStatus(BaseModel):
     """
     Channels on which the contact is actively suppressed; empty when not suppressed.
     """
+    categories: list[SuppressionCategory] | None = None
+    """
+    Categories of the contact's active suppressions; empty when not suppressed.
+    """
+    operator_reversible: bool | None = None
+    """
+    True iff the contact has an active org_initiated suppression and no active contact_initiated or system one: POST /contacts/suppressions/reinstate would reinstate it.
+    """
 
 
 class SuppressionRecord(BaseModel):
@@ -145,6 +153,10 @@ class SuppressionRecord(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
+    id: int | None = None
+    """
+    Ledger row id.
+    """
     contact_id: int | None = None
     """
     The suppressed contact.
@@ -153,7 +165,15 @@ class SuppressionRecord(BaseModel):
     category: SuppressionCategory | None = None
     operator_reversible: bool | None = None
     """
-    Whether an operator may reinstate the contact; recomputed server-side per contact.
+    Whether an operator may reinstate the contact; recomputed server-side per contact: true iff the contact has an active org_initiated suppression and no active contact_initiated or system one (the same value on every row of the contact).
+    """
+    created_at: int | None = None
+    """
+    When the row was recorded, Unix seconds.
+    """
+    created_by: str | None = None
+    """
+    Who recorded the row: the id of the API key, or `operator` for an operator command. Never personal data.
     """
 
 
@@ -188,6 +208,10 @@ class SuppressActionResult(BaseModel):
     """
     Whether the contact is suppressed after the call.
     """
+    created: bool | None = None
+    """
+    False when the contact already had an active org_initiated suppression on channel all, left untouched (idempotent).
+    """
 
 
 class SuppressActionResponse(BaseModel):
@@ -206,6 +230,14 @@ class UnsuppressActionResult(BaseModel):
     suppressed: bool
     """
     Whether the contact is still suppressed after the call.
+    """
+    cleared: bool | None = None
+    """
+    Whether an active org_initiated suppression was cleared by this call.
+    """
+    channels: list[SuppressionChannel] | None = None
+    """
+    Channels still actively suppressed (by contact_initiated or system rows).
     """
 
 
@@ -240,6 +272,14 @@ class BulkSuppressResult(BaseModel):
     """
     Contact ids whose row was already active, left unchanged.
     """
+    suppressed_count: int | None = None
+    """
+    How many contacts were newly suppressed.
+    """
+    already_suppressed_count: int | None = None
+    """
+    How many contacts already had an active row, left unchanged.
+    """
 
 
 class BulkSuppressResponse(BaseModel):
@@ -257,6 +297,18 @@ class ReinstateSuppressionsRequest(BaseModel):
     """
 
 
+class SkippedReason(BaseModel):
+    contact_id: int
+    reason: str
+    """
+    `not_operator_reversible` (a contact_initiated or system suppression is active) or `not_suppressed` (no active suppression).
+    """
+    active_categories: list[SuppressionCategory]
+    """
+    Categories of the contact's active suppressions.
+    """
+
+
 class BulkReinstateResult(BaseModel):
     """
     Bulk reinstate result listing skipped contacts: a contact with only contact_initiated or system suppressions active is skipped and reported here. Field names other than the skipped list are not shown: provisional.
@@ -271,7 +323,11 @@ class BulkReinstateResult(BaseModel):
     """
     skipped: list[int]
     """
-    Contact ids left unchanged because only non-reversible categories are active.
+    Contact ids left unchanged: not operator_reversible (a contact_initiated or system suppression is active), or not suppressed at all.
+    """
+    skipped_reasons: list[SkippedReason] | None = None
+    """
+    One entry per skipped contact, in the order of `skipped`.
     """
 
 
@@ -490,6 +546,14 @@ class FetchContactsRequest(BaseModel):
     Columns to return for each contact.
     """
     filter_model: FilterModel | None = None
+    list_id: int | None = None
+    """
+    Only the contacts of this list (its own contacts and those added to it by merge-filtered). Unknown or foreign lists give 404 "List not found".
+    """
+    sort_model: list[dict[str, Any]] | None = None
+    """
+    Sort order, as in the sortModel query parameter of other operations: objects with colId and sort (asc or desc). Contacts are ordered by id after it.
+    """
 
 
 class ProfilePicturesRequest(BaseModel):
@@ -560,12 +624,12 @@ class BulkContactUpdateItem(BaseModel):
 
 class BulkContactUpdateRequest(RootModel[list[BulkContactUpdateItem]]):
     """
-    Contacts to update, each with its id and the fields to set.
+    Contacts to update, each with its id and the fields to set. At least one item (an empty batch is a validation failure, provisional).
     """
 
-    root: list[BulkContactUpdateItem]
+    root: Annotated[list[BulkContactUpdateItem], Field(min_length=1)]
     """
-    Contacts to update, each with its id and the fields to set.
+    Contacts to update, each with its id and the fields to set. At least one item (an empty batch is a validation failure, provisional).
     """
 
 
@@ -621,6 +685,10 @@ class AssignOwnerRequest(BaseModel):
     Explicit contact ids to select.
     """
     filter_model: FilterModel | None = None
+    list_id: int | None = None
+    """
+    Only contacts of this list (its own contacts and those added to it). Unknown or foreign lists give 404 "List not found".
+    """
 
 
 class AssignOwnerResult(BaseModel):
@@ -641,6 +709,15 @@ class AssignOwnerResponse(BaseModel):
     data: AssignOwnerResult
 
 
+class ConflictResolution(StrEnum):
+    """
+    Decision for contacts that need one (a contact whose email address is already held by another contact of the target list); send it when a previous attempt returned 409. skip leaves those contacts out; add adds them as well (nothing is merged). The values are not shown in the source.
+    """
+
+    SKIP = "skip"
+    ADD = "add"
+
+
 class MergeFilteredRequest(BaseModel):
     """
     Merge-filtered request: target_list_id, a filter and optional conflict_resolution. The filter's field name and the values of conflict_resolution are not shown in the source: provisional.
@@ -651,9 +728,13 @@ class MergeFilteredRequest(BaseModel):
     List every matching contact is added to.
     """
     filter_model: FilterModel
-    conflict_resolution: str | None = None
+    source_list_id: int | None = None
     """
-    Decision for contacts that need one; send it when a previous attempt returned 409. Allowed values are not shown in the source.
+    Only contacts of this list are considered (its own contacts and those added to it). Unknown or foreign lists give 404 "List not found".
+    """
+    conflict_resolution: ConflictResolution | None = None
+    """
+    Decision for contacts that need one (a contact whose email address is already held by another contact of the target list); send it when a previous attempt returned 409. skip leaves those contacts out; add adds them as well (nothing is merged). The values are not shown in the source.
     """
 
 
@@ -975,7 +1056,23 @@ class EmailAddressVerification(BaseModel):
     email: str
     status: str
     """
-    Deliverability verdict.
+    Deliverability verdict: valid (well-formed, the domain has MX hosts), invalid_syntax, no_mx (no MX record, or no such domain), or unknown (no DNS lookup could be made; reason says why). Provisional values.
+    """
+    reason: str | None = None
+    """
+    Why the verdict is not valid (e.g. why no lookup could be made); null when valid.
+    """
+    domain: str | None = None
+    """
+    The address's domain in ASCII (IDNA) form; null when the syntax is invalid.
+    """
+    mx_hosts: list[str] | None = None
+    """
+    The domain's MX hosts, most preferred first (empty unless valid).
+    """
+    credits_charged: int | None = None
+    """
+    Credits this check spent (one per address, whatever the verdict).
     """
 
 

@@ -14,6 +14,7 @@ from outreach_api.models import (
     Tier,
 )
 
+from ..contact_store import ContactScope
 from ..context import RequestContext
 from ..errors import ApiError
 from ..keys import TIER_RANK, ApiKeyRecord
@@ -68,8 +69,9 @@ class ApiKeysService:
         if not name:
             raise ApiError(400, "name must not be empty")
         tier, scopes = granted(caller, body.tier, body.scopes)
+        narrowed_to = (await ContactScope.for_request(ctx)).list_ids  # a narrowed key's keys stay narrowed
         record, token = await ctx.services.keys.create(
-            org_id=org_id, name=name, mode=body.mode.value, tier=tier, scopes=scopes
+            org_id=org_id, name=name, mode=body.mode.value, tier=tier, scopes=scopes, list_ids=narrowed_to
         )
         created = ApiKeyCreated(
             api_key_id=record.id,

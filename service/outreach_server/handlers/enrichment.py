@@ -1,13 +1,22 @@
 """Implementation of the `enrichment` operations (outreach_api.interfaces.enrichment)."""
 
+from __future__ import annotations
+
 from outreach_api.models import (
+    EmailAddressVerification,
     EmailAddressVerificationResponse,
     EmailAddressVerifyRequest,
+    WaterfallConfigList,
     WaterfallConfigListResponse,
 )
 
+from ..contact_store import ContactScope, get_list
 from ..context import RequestContext
-from ..errors import not_implemented
+from ..credits import ADDRESS_CHECK_CREDITS, InsufficientCredits, charge, ensure_affordable
+from ..deliverability import verify_address
+from ..enrichment_configs import configs_for_list
+
+OPERATION = "verify_email_address"
 
 
 class EnrichmentService:
@@ -19,7 +28,29 @@ class EnrichmentService:
         *,
         body: EmailAddressVerifyRequest,
     ) -> EmailAddressVerificationResponse:
-        raise not_implemented(ctx)
+        """Check one address; stores nothing but the charge (which does not name the address)."""
+        _, org_id = ctx.require_org()
+        services = ctx.services
+        try:
+            await ensure_affordable(services.reader, org_id, ADDRESS_CHECK_CREDITS)
+            verdict = await verify_address(body.email, services.resolver)
+            async with services.engine.begin() as connection:
+                await charge(
+                    connection, org_id, ADDRESS_CHECK_CREDITS, operation=OPERATION, units=1
+                )
+        except InsufficientCredits as short:
+            raise short.refusal() from None
+        data = EmailAddressVerification.model_validate(
+            {
+                "email": body.email,
+                "status": verdict.status,
+                "reason": verdict.reason,
+                "domain": verdict.domain,
+                "mx_hosts": list(verdict.mx_hosts),
+                "credits_charged": ADDRESS_CHECK_CREDITS,
+            }
+        )
+        return EmailAddressVerificationResponse(data=data)
 
     async def list_waterfall_configs(
         self,
@@ -27,4 +58,9 @@ class EnrichmentService:
         *,
         list_id: int,
     ) -> WaterfallConfigListResponse:
-        raise not_implemented(ctx)
+        _, org_id = ctx.require_org()
+        await get_list(ctx.services.reader, await ContactScope.for_request(ctx), list_id)
+        configs = await configs_for_list(ctx.services.reader, org_id, list_id)
+        return WaterfallConfigListResponse(
+            data=WaterfallConfigList(configs=configs, count=len(configs), list_id=list_id)
+        )

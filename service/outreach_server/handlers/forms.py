@@ -1,9 +1,14 @@
 """Implementation of the `forms` operations (outreach_api.interfaces.forms)."""
 
+from __future__ import annotations
+
 from outreach_api.models import FormOverviewResponse
 
 from ..context import RequestContext
-from ..errors import not_implemented
+from ..errors import ApiError
+from ..forms_store import find_overview
+
+FORM_NOT_FOUND = "Form not found"
 
 
 class FormsService:
@@ -16,4 +21,8 @@ class FormsService:
         form_key: str,
         source_id: str,
     ) -> FormOverviewResponse:
-        raise not_implemented(ctx)
+        _, org_id = ctx.require_org()
+        found = await find_overview(ctx.services.reader, org_id, source_id, form_key)
+        if found is None:
+            raise ApiError(404, FORM_NOT_FOUND)
+        return FormOverviewResponse(data=found)

@@ -1,9 +1,15 @@
 """Implementation of the `lists` operations (outreach_api.interfaces.lists)."""
 
-from outreach_api.models import ListCreateRequest, ListRecordListResponse, ListRecordResponse
+from outreach_api.models import (
+    ListCreateRequest,
+    ListRecord,
+    ListRecordListResponse,
+    ListRecordResponse,
+)
 
+from .. import contact_store, contact_writes
 from ..context import RequestContext
-from ..errors import not_implemented
+from ..pagination import Page
 
 
 class ListsService:
@@ -16,7 +22,16 @@ class ListsService:
         page: int,
         limit: int,
     ) -> ListRecordListResponse:
-        raise not_implemented(ctx)
+        scope = await contact_store.ContactScope.for_request(ctx)
+        paging = Page(page, limit)
+        async with ctx.services.engine.connect() as connection:
+            records, total = await contact_store.page_of_lists(
+                connection, scope, paging.offset, limit
+            )
+        return ListRecordListResponse(
+            data=[ListRecord.model_validate(r) for r in records],
+            pagination=paging.pagination(total),
+        )
 
     async def create_list(
         self,
@@ -24,4 +39,13 @@ class ListsService:
         *,
         body: ListCreateRequest,
     ) -> ListRecordResponse:
-        raise not_implemented(ctx)
+        key, _ = ctx.require_org()
+        scope = await contact_store.ContactScope.for_request(ctx)
+        record = await contact_writes.create_list(
+            ctx.services.engine,
+            scope.org_id,
+            body.name,
+            body.type,
+            grant_key_id=key.id if scope.list_ids is not None else None,
+        )
+        return ListRecordResponse(data=ListRecord.model_validate(record))
