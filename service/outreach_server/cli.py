@@ -255,9 +255,9 @@ def seed_demo(database_url: str | None) -> None:
 
 
 def _register_areas() -> None:
-    from . import admin_billing, admin_contacts, admin_ledger
+    from . import admin_app_platform, admin_billing, admin_contacts, admin_ledger, admin_webhooks
 
-    for area in (admin_ledger, admin_contacts, admin_billing):
+    for area in (admin_ledger, admin_contacts, admin_billing, admin_webhooks, admin_app_platform):
         area.register(admin)
 
 

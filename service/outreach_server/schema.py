@@ -1,6 +1,19 @@
 """Every table of the service: importing this module registers them all on `db.metadata`."""
 
-from . import billing_tables, contacts_tables, ledger_tables
+from . import (
+    app_platform_tables,
+    billing_tables,
+    contacts_tables,
+    ledger_tables,
+    webhooks_tables,
+)
 from .db import metadata
 
-__all__ = ["billing_tables", "contacts_tables", "ledger_tables", "metadata"]
+__all__ = [
+    "app_platform_tables",
+    "billing_tables",
+    "contacts_tables",
+    "ledger_tables",
+    "metadata",
+    "webhooks_tables",
+]

@@ -35,6 +35,17 @@ class Settings:
     json_logs: bool = True
     # one JSON line per request (costs about a third of the throughput of a cheap read)
     access_log: bool = False
+    # server key (Fernet) encrypting webhook secrets and signing keys at rest; several
+    # comma-separated keys rotate: the first encrypts, every one decrypts
+    secret_key: str | None = None
+    # webhooks: http targets only for development and tests; CIDRs exempt from the
+    # private-address refusal (169.254.169.254 never is); a factor on the spec's retry delays
+    webhook_allow_http: bool = False
+    webhook_allowed_networks: str = ""
+    webhook_retry_scale: float = 1.0
+    webhook_timeout: float = 10.0
+    # run the delivery worker inside `serve` (exactly one process); off for `outreach-server worker`
+    webhook_worker: bool = True
     # MX lookups (resolver.py): a fixed table `domain=mx[,mx];...` or `@file` (empty: offline),
     # else real DNS with this timeout per lookup
     dns_fixed: str | None = None
