@@ -110,6 +110,44 @@ def migrate(database_url: str | None) -> None:
     _print({"revision": revision})
 
 
+@main.command()
+@database_option
+@click.option(
+    "--concurrency",
+    type=int,
+    default=32,
+    show_default=True,
+    help="Delivery attempts claimed and sent at once.",
+)
+def worker(database_url: str | None, concurrency: int) -> None:
+    """Run the webhook delivery worker alone (scale-out: run several on PostgreSQL)."""
+    import signal
+
+    from .observability import configure_logging
+    from .services import Services
+
+    settings = Settings.from_env(database_url=database_url)
+    configure_logging(settings.log_level, settings.json_logs)
+
+    async def go() -> None:
+        if settings.migrate_on_start:
+            await _migrate(settings.database_url)
+        services = Services.create(settings)
+        services.webhooks.batch = concurrency
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        await services.webhooks.start()
+        click.echo(json.dumps({"worker": "webhooks", "started": True}), err=True)
+        try:
+            await stop.wait()
+        finally:
+            await services.close()
+
+    asyncio.run(go())
+
+
 # -- admin ---------------------------------------------------------------------------------
 
 

@@ -7,15 +7,24 @@ domain). When no lookup can be made at all (timeout, no network, no resolver con
 a fixed resolver without an entry for the domain) it raises `LookupUnavailable`, so a
 caller can tell "no MX" from "could not ask".
 
+`addresses(host)` answers the host's IP addresses (A and AAAA, as strings); it raises
+`LookupUnavailable` when the host cannot be resolved or no lookup can be made. An IP literal
+is answered as itself. The webhook delivery path checks every address it connects to.
+
 Settings: `OUTREACH_DNS_FIXED` selects the fixed resolver, e.g.
 `example.com=mx1.example.com,mx2.example.com;other.org=` (other.org has no MX); a value
 starting with `@` names a file with one such entry per line (`#` starts a comment). An empty
 value is an offline deployment: every lookup is unavailable. Unset: real DNS
 (`dns.asyncresolver`), each lookup bounded by `OUTREACH_DNS_TIMEOUT` seconds (default 2).
+In the fixed table an entry `addr:HOST=IP[,IP...]` gives the addresses of HOST (for
+`addresses`), e.g. `addr:hooks.example.com=203.0.113.7`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
+import socket
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,6 +45,24 @@ class Resolver(Protocol):
         Raises LookupUnavailable when no lookup could be made.
         """
         ...
+
+    async def addresses(self, host: str) -> list[str]:
+        """IP addresses of `host` (an IP literal answers itself); never empty.
+
+        Raises LookupUnavailable when the host does not resolve or no lookup could be made.
+        """
+        ...
+
+
+ADDRESS_PREFIX = "addr:"
+
+
+def ip_literal(host: str) -> str | None:
+    """`host` as a normalised IP address string when it is one (brackets allowed), else None."""
+    try:
+        return str(ipaddress.ip_address(host.strip("[]")))
+    except ValueError:
+        return None
 
 
 class DnsResolver:
@@ -84,14 +111,52 @@ class DnsResolver:
         hosts = [str(record.exchange).rstrip(".") for record in records]
         return [host for host in hosts if host]  # a null MX (".") accepts no mail
 
+    async def addresses(self, host: str) -> list[str]:
+        literal = ip_literal(host)
+        if literal is not None:
+            return [literal]
+        loop = asyncio.get_running_loop()
+        try:
+            infos = await asyncio.wait_for(
+                loop.getaddrinfo(host, None, type=socket.SOCK_STREAM), self.timeout
+            )
+        except TimeoutError:
+            raise LookupUnavailable(f"DNS lookup timed out after {self.timeout:g} s") from None
+        except (socket.gaierror, OSError, UnicodeError) as exc:
+            raise LookupUnavailable(f"host does not resolve ({type(exc).__name__})") from None
+        found: list[str] = []
+        for info in infos:
+            address = str(ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]))
+            if address not in found:
+                found.append(address)
+        if not found:
+            raise LookupUnavailable("host has no address")
+        return found
+
 
 class FixedResolver:
     """Answers from a mapping domain -> MX hosts; a domain not in it cannot be looked up."""
 
     def __init__(self, entries: Mapping[str, Sequence[str]]) -> None:
         self.entries = {
-            domain.lower().rstrip("."): list(hosts) for domain, hosts in entries.items()
+            domain.lower().rstrip("."): list(hosts)
+            for domain, hosts in entries.items()
+            if not domain.startswith(ADDRESS_PREFIX)
         }
+        self.address_entries = {
+            name[len(ADDRESS_PREFIX) :].lower().rstrip("."): list(addresses)
+            for name, addresses in entries.items()
+            if name.startswith(ADDRESS_PREFIX)
+        }
+
+    async def addresses(self, host: str) -> list[str]:
+        literal = ip_literal(host)
+        if literal is not None:
+            return [literal]
+        found = self.address_entries.get(host.lower().rstrip("."))
+        if not found:
+            raise LookupUnavailable("no DNS lookup possible (offline resolver has no entry)")
+        return list(found)
 
     async def mx(self, domain: str) -> list[str]:
         hosts = self.entries.get(domain.lower().rstrip("."))

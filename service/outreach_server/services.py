@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from .app_platform import AppPlatform  # app platform
 from .db import Reader, create_engine
 from .email_verification import VerificationWorker
 from .keys import KeyStore
@@ -13,6 +14,7 @@ from .orgs import OrgStore
 from .rate_limit import InProcessRateLimiter, Limits, RateLimiter, RedisRateLimiter
 from .resolver import Resolver, create_resolver
 from .settings import Settings
+from .webhook_delivery import DeliveryWorker
 
 
 @dataclass
@@ -25,6 +27,8 @@ class Services:
     limiter: RateLimiter
     resolver: Resolver
     verification: VerificationWorker
+    webhooks: DeliveryWorker
+    app_platform: AppPlatform  # app platform: tokens, principals, registry, mint limiters
 
     @classmethod
     def create(cls, settings: Settings) -> Services:
@@ -40,14 +44,20 @@ class Services:
             limiter=create_limiter(settings),
             resolver=resolver,
             verification=VerificationWorker(engine, resolver),
+            webhooks=DeliveryWorker(engine, settings, resolver),
+            app_platform=AppPlatform.create(settings, engine),  # app platform
         )
 
     async def start(self) -> None:
         """Background work of a serving process (call once the database is migrated)."""
         await self.verification.start()
+        if self.settings.webhook_worker:
+            await self.webhooks.start()
 
     async def close(self) -> None:
+        await self.webhooks.close()
         await self.verification.close()
+        await self.app_platform.close()  # app platform
         await self.limiter.close()
         await self.reader.close()
         await self.engine.dispose()

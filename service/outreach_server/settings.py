@@ -50,6 +50,22 @@ class Settings:
     # else real DNS with this timeout per lookup
     dns_fixed: str | None = None
     dns_timeout: float = 2.0
+    # -- app platform (app_tokens.py, app_principals.py); every value provisional --------------
+    # the identity provider whose JWTs the app-session exchange accepts as principals: its public
+    # JWK Set (JSON text or `@path`; unset: no principal is valid), and the `iss` / `aud` the
+    # principal must carry (unset: not checked)
+    app_idp_jwks: str | None = None
+    app_idp_issuer: str | None = None
+    app_idp_audience: str | None = None
+    # the `iss` of the app tokens this service mints, and their lifetime in seconds
+    app_token_issuer: str = "outreach-app-platform"
+    app_token_lifetime: int = 900
+    # mint limiters: per principal and app on the exchange, per credential on the service token
+    app_exchange_rate_per_second: int = 5
+    app_exchange_rate_per_minute: int = 30
+    app_service_token_rate_per_second: int = 5
+    app_service_token_rate_per_minute: int = 30
+    # -- end app platform ---------------------------------------------------------------------
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:

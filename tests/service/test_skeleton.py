@@ -55,7 +55,7 @@ def test_every_operation_of_the_spec_has_a_route(client: TestClient) -> None:
     assert len(OPERATIONS) == 46
 
 
-NOT_WRITTEN_YET = {"webhooks", "app-platform"}  # issue: webhooks and the app-platform preview
+NOT_WRITTEN_YET: set[str] = set()  # tags whose logic is not written yet answer 501
 
 
 def documented_statuses(client: TestClient, op: Any) -> set[int]:
@@ -107,7 +107,7 @@ def test_literal_routes_win_over_parameters(client: TestClient) -> None:
     suppressions = client.get("/api/v1/contacts/suppressions", headers=KEY)
     assert suppressions.status_code == 200 and suppressions.json()["data"] == []
     events = client.get("/api/v1/webhooks/events", headers=KEY)
-    assert events.json()["detail"].endswith("list_webhook_events")
+    assert events.json()["data"][0] == {"event": "campaign.created"}
     assert client.get("/api/v1/contacts/7", headers=KEY).json() == {"detail": "Contact not found"}
 
 

@@ -1362,9 +1362,10 @@ class AppPlatformResource:
         GET /api/v1/app-platform/.well-known/jwks.json
         Tier: read · Lifecycle: preview · Feature flag: M6_APP_TOKENS_ENABLED · Provisional
 
-        Preview, gated: 404 unless the hosted app platform is enabled. The public keyset (JWK
-        Set, RFC 7517) with all key ids; empty when the platform is dormant. Not enveloped. Tier
-        read (provisional).
+        The public keyset (JWK Set, RFC 7517) with every key id once; empty while the platform
+        is dormant (no signing key yet). Part of the preview, but it names no organization, so
+        no organization's flag can gate it: it is never 404 (provisional reading,
+        spec/DECISIONS.md). Not enveloped. Tier read (provisional).
         """
         response = self._client._request(
             "GET",

@@ -1504,6 +1504,10 @@ class AppToken(BaseModel):
     """
     Always "Bearer".
     """
+    expires_in: int | None = None
+    """
+    Seconds until the token expires (its exp claim minus its iat). Provisional: the source does not show token lifetime; the service's default is 900.
+    """
 
 
 class AppTokenResponse(BaseModel):

@@ -1,14 +1,66 @@
-"""Implementation of the `app-platform` operations (outreach_api.interfaces.app_platform)."""
+"""Implementation of the `app-platform` operations (outreach_api.interfaces.app_platform).
+
+None of the three takes an API key: the exchange reads the identity-provider principal from
+the Authorization header itself, the service token reads the client credential from the body,
+and the JWK Set is public. Order of the checks, each a provisional choice:
+
+- exchange: principal (401) -> X-Org-Id, when given, must be the principal's organisation
+  (403) -> feature flag of the principal's organisation (404) -> limiter per principal and
+  app (429) -> consented installation of the app in that organisation (403) -> token;
+- service token: limiter per client id, before the credential is looked at (429) ->
+  credential (401) -> feature flag of the credential's organisation (404) -> consented
+  installation still there (401) -> token;
+- JWK Set: names no organisation, so it is never gated: empty while there is no signing key.
+"""
+
+from __future__ import annotations
+
+import hashlib
 
 from outreach_api.models import (
+    AppToken,
     AppTokenResponse,
     BrowserExchangeRequest,
     JwkSet,
     ServiceTokenRequest,
 )
 
-from ..context import RequestContext
-from ..errors import not_implemented
+from ..app_principals import Principal
+from ..app_tokens import IssuedToken, SigningKeyUnavailable
+from ..context import RequestContext, bearer_token
+from ..errors import ApiError
+from ..rate_limit import RateLimiter, RateLimiterUnavailable
+
+NO_PRINCIPAL = "Missing or invalid identity-provider principal"
+FOREIGN_ORG = "X-Org-Id does not match the principal's organization"
+NO_CONSENT = "No consented installation of the app in the organization"
+INVALID_CREDENTIAL = "Invalid client credential"
+MINT_LIMITED = "Rate limit exceeded. Please slow down."
+LIMITER_DOWN = "Rate limiter unavailable"
+SIGNING_UNAVAILABLE = "App token signing is not configured"
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+async def _throttle(limiter: RateLimiter, key: str) -> None:
+    try:
+        decision = await limiter.hit(key)
+    except RateLimiterUnavailable:
+        raise ApiError(503, LIMITER_DOWN) from None
+    if not decision.allowed:
+        raise ApiError(429, MINT_LIMITED, {"Retry-After": str(decision.retry_after)})
+
+
+async def _require_flag(ctx: RequestContext, org_id: int) -> None:
+    flag = ctx.operation.feature_flag
+    if flag and not await ctx.services.orgs.flag_enabled(org_id, flag):
+        raise ApiError(404, "Not Found")
+
+
+def _response(issued: IssuedToken) -> AppTokenResponse:
+    return AppTokenResponse(data=AppToken.model_validate(issued.response()))
 
 
 class AppPlatformService:
@@ -21,7 +73,31 @@ class AppPlatformService:
         x_org_id: str | None,
         body: BrowserExchangeRequest,
     ) -> AppTokenResponse:
-        raise not_implemented(ctx)
+        platform = ctx.services.app_platform
+        header = ctx.request.headers.get("authorization")
+        principal: Principal | None = None
+        if header is not None:
+            principal = platform.principals.verify(bearer_token(header))
+        if principal is None:
+            raise ApiError(401, NO_PRINCIPAL, {"WWW-Authenticate": "Bearer"})
+        # identity comes from the principal only; the body names nothing but the app
+        if x_org_id is not None and x_org_id.strip() != str(principal.org_id):
+            raise ApiError(403, FOREIGN_ORG)
+        await _require_flag(ctx, principal.org_id)
+        await _throttle(platform.exchange_limiter, _digest(principal.limiter_key, body.app_id))
+        if not await platform.registry.consented(principal.org_id, body.app_id):
+            raise ApiError(403, NO_CONSENT)
+        try:
+            issued = await platform.tokens.mint(
+                subject=principal.subject,
+                org_id=principal.org_id,
+                app_id=body.app_id,
+                role=principal.role,
+                token_use="session",
+            )
+        except SigningKeyUnavailable:
+            raise ApiError(503, SIGNING_UNAVAILABLE) from None
+        return _response(issued)
 
     async def mint_service_token(
         self,
@@ -29,10 +105,28 @@ class AppPlatformService:
         *,
         body: ServiceTokenRequest,
     ) -> AppTokenResponse:
-        raise not_implemented(ctx)
+        platform = ctx.services.app_platform
+        # throttled before the credential is looked at: wrong secrets use up the budget too
+        await _throttle(platform.service_token_limiter, _digest(body.client_id))
+        credential = await platform.registry.authenticate(body.client_id, body.client_secret)
+        if credential is None:
+            raise ApiError(401, INVALID_CREDENTIAL)
+        await _require_flag(ctx, credential.org_id)
+        if not await platform.registry.consented(credential.org_id, credential.app_id):
+            raise ApiError(401, INVALID_CREDENTIAL)
+        try:
+            issued = await platform.tokens.mint(
+                subject=credential.client_id,
+                org_id=credential.org_id,
+                app_id=credential.app_id,
+                token_use="service",
+            )
+        except SigningKeyUnavailable:
+            raise ApiError(503, SIGNING_UNAVAILABLE) from None
+        return _response(issued)
 
     async def get_app_platform_jwks(
         self,
         ctx: RequestContext,
     ) -> JwkSet:
-        raise not_implemented(ctx)
+        return JwkSet.model_validate(await ctx.services.app_platform.tokens.jwks())

@@ -1,18 +1,96 @@
-"""Implementation of the `webhooks` operations (outreach_api.interfaces.webhooks)."""
+"""Implementation of the `webhooks` operations (outreach_api.interfaces.webhooks).
+
+Provisional choices (recorded for DECISIONS): the 11th active webhook is refused with 400
+(the spec's documented status); a create without a usable server key answers 503; a target
+URL refused by the SSRF rules answers 400 with the reason; an empty `events` list is 400.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
 
 from outreach_api.models import (
     DeliveryStatus,
+    Webhook,
     WebhookCreateRequest,
+    WebhookDelivery,
     WebhookDeliveryListResponse,
+    WebhookEventInfo,
+    WebhookEventKind,
     WebhookEventListResponse,
     WebhookListResponse,
     WebhookResponse,
     WebhookUpdateRequest,
+    WebhookWithSecret,
     WebhookWithSecretResponse,
 )
 
 from ..context import RequestContext
-from ..errors import not_implemented
+from ..errors import ApiError
+from ..pagination import Page
+from ..webhook_secrets import NOT_CONFIGURED, SecretKeyMissing, new_secret, secret_box
+from ..webhook_store import ActiveLimitReached, DeliveryRecord, WebhookRecord, WebhookStore
+from ..webhook_targets import TargetRefused, resolve_target
+
+NOT_FOUND = "Webhook not found"
+NO_FIELDS = "No fields to update"
+NO_EVENTS = "At least one event is required"
+
+
+def timestamp(ms: int) -> str:
+    """Unix milliseconds as ISO 8601 without zone (UTC)."""
+    moment = datetime.fromtimestamp(ms / 1000, UTC).replace(tzinfo=None)
+    return moment.isoformat(timespec="milliseconds")
+
+
+def _events(events: list[WebhookEventKind]) -> list[str]:
+    unique = list(dict.fromkeys(str(event.value) for event in events))
+    if not unique:
+        raise ApiError(400, NO_EVENTS)
+    return unique
+
+
+def _public(record: WebhookRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "name": record.name,
+        "url": record.url,
+        "events": record.events,
+        "is_active": record.is_active,
+        "created_at": timestamp(record.created_at),
+        "updated_at": timestamp(record.updated_at),
+    }
+
+
+def _delivery(record: DeliveryRecord) -> WebhookDelivery:
+    return WebhookDelivery.model_validate(
+        {
+            "id": record.id,
+            "event": record.event,
+            "status": record.status,
+            "attempts": record.attempts,
+            "max_attempts": record.max_attempts,
+            "response_code": record.response_code,
+            "error_message": record.error_message,
+            "created_at": timestamp(record.created_at),
+            "completed_at": None if record.completed_at is None else timestamp(record.completed_at),
+        }
+    )
+
+
+async def _check_url(ctx: RequestContext, url: str) -> str:
+    settings = ctx.services.settings
+    try:
+        resolved = await resolve_target(
+            url,
+            allow_http=settings.webhook_allow_http,
+            allowed=settings.webhook_allowed_networks,
+            resolver=ctx.services.resolver,
+        )
+    except TargetRefused as exc:
+        raise ApiError(400, str(exc)) from None
+    return resolved.target.url
 
 
 class WebhooksService:
@@ -22,7 +100,10 @@ class WebhooksService:
         self,
         ctx: RequestContext,
     ) -> WebhookEventListResponse:
-        raise not_implemented(ctx)
+        ctx.require_org()
+        return WebhookEventListResponse(
+            data=[WebhookEventInfo(event=kind) for kind in WebhookEventKind]
+        )
 
     async def list_webhooks(
         self,
@@ -30,7 +111,9 @@ class WebhooksService:
         *,
         is_active: bool | None,
     ) -> WebhookListResponse:
-        raise not_implemented(ctx)
+        _, org_id = ctx.require_org()
+        records = await WebhookStore(ctx.services.engine).list_all(org_id, is_active)
+        return WebhookListResponse(data=[Webhook.model_validate(_public(r)) for r in records])
 
     async def create_webhook(
         self,
@@ -38,7 +121,23 @@ class WebhooksService:
         *,
         body: WebhookCreateRequest,
     ) -> WebhookWithSecretResponse:
-        raise not_implemented(ctx)
+        _, org_id = ctx.require_org()
+        events = _events(body.events)
+        url = await _check_url(ctx, body.url)
+        try:
+            box = secret_box(ctx.services.settings)
+        except SecretKeyMissing:
+            raise ApiError(503, NOT_CONFIGURED) from None
+        secret = new_secret()
+        try:
+            record = await WebhookStore(ctx.services.engine).create(
+                org_id, url=url, events=events, name=body.name, secret_encrypted=box.encrypt(secret)
+            )
+        except ActiveLimitReached as exc:
+            raise ApiError(400, str(exc)) from None
+        return WebhookWithSecretResponse(
+            data=WebhookWithSecret.model_validate({**_public(record), "secret": secret})
+        )
 
     async def get_webhook(
         self,
@@ -46,7 +145,11 @@ class WebhooksService:
         *,
         webhook_id: str,
     ) -> WebhookResponse:
-        raise not_implemented(ctx)
+        _, org_id = ctx.require_org()
+        record = await WebhookStore(ctx.services.engine).get(org_id, webhook_id)
+        if record is None:
+            raise ApiError(404, NOT_FOUND)
+        return WebhookResponse(data=Webhook.model_validate(_public(record)))
 
     async def delete_webhook(
         self,
@@ -54,7 +157,9 @@ class WebhooksService:
         *,
         webhook_id: str,
     ) -> None:
-        raise not_implemented(ctx)
+        _, org_id = ctx.require_org()
+        if not await WebhookStore(ctx.services.engine).delete(org_id, webhook_id):
+            raise ApiError(404, NOT_FOUND)
 
     async def update_webhook(
         self,
@@ -63,7 +168,27 @@ class WebhooksService:
         webhook_id: str,
         body: WebhookUpdateRequest,
     ) -> WebhookResponse:
-        raise not_implemented(ctx)
+        _, org_id = ctx.require_org()
+        given = body.model_dump(exclude_unset=True)
+        changes: dict[str, Any] = {}
+        if "url" in given and body.url is not None:
+            changes["url"] = await _check_url(ctx, body.url)
+        if "events" in given and body.events is not None:
+            changes["events"] = _events(body.events)
+        if "name" in given:
+            changes["name"] = body.name
+        if "is_active" in given and body.is_active is not None:
+            changes["is_active"] = body.is_active
+        if not changes:
+            raise ApiError(400, NO_FIELDS)
+        store = WebhookStore(ctx.services.engine)
+        try:
+            record = await store.update(org_id, webhook_id, changes)
+        except ActiveLimitReached as exc:
+            raise ApiError(400, str(exc)) from None
+        if record is None:
+            raise ApiError(404, NOT_FOUND)
+        return WebhookResponse(data=Webhook.model_validate(_public(record)))
 
     async def list_webhook_deliveries(
         self,
@@ -74,4 +199,18 @@ class WebhooksService:
         limit: int,
         status: DeliveryStatus | None,
     ) -> WebhookDeliveryListResponse:
-        raise not_implemented(ctx)
+        _, org_id = ctx.require_org()
+        request = Page(page, limit)
+        found = await WebhookStore(ctx.services.engine).deliveries(
+            org_id,
+            webhook_id,
+            offset=request.offset,
+            limit=limit,
+            status=None if status is None else str(status.value),
+        )
+        if found is None:
+            raise ApiError(404, NOT_FOUND)
+        rows, total = found
+        return WebhookDeliveryListResponse(
+            data=[_delivery(row) for row in rows], pagination=request.pagination(total)
+        )
