@@ -126,7 +126,8 @@ def worker(database_url: str | None, concurrency: int) -> None:
     from .observability import configure_logging
     from .services import Services
 
-    settings = Settings.from_env(database_url=database_url)
+    # one database connection per attempt in flight, plus the claims
+    settings = Settings.from_env(database_url=database_url, db_pool_size=concurrency + 4)
     configure_logging(settings.log_level, settings.json_logs)
 
     async def go() -> None:

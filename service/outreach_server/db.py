@@ -139,8 +139,12 @@ def _sqlite_pragmas(dbapi_connection: Any, _: Any) -> None:
     cursor.close()
 
 
-def create_engine(url: str) -> AsyncEngine:
-    """An async engine; SQLite files (and their folder) are created on first use."""
+def create_engine(url: str, pool_size: int = 10) -> AsyncEngine:
+    """An async engine; SQLite files (and their folder) are created on first use.
+
+    On PostgreSQL `pool_size` connections are kept open (connections beyond them are
+    closed after use, so a pool smaller than the work in flight reconnects all the time).
+    """
     if is_sqlite(url):
         database = make_url(url).database
         if database and database != ":memory:":
@@ -148,7 +152,7 @@ def create_engine(url: str) -> AsyncEngine:
         engine = create_async_engine(url, connect_args={"timeout": 30})
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
-    return create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return create_async_engine(url, pool_size=pool_size, max_overflow=20, pool_pre_ping=True)
 
 
 async def ping(engine: AsyncEngine) -> bool:

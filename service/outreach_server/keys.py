@@ -185,7 +185,10 @@ class KeyStore:
         async with self.engine.begin() as connection:
             await connection.execute(insert(api_keys).values(values))
             if list_ids is not None:
-                rows = [{"api_key_id": values["id"], "list_id": list_id} for list_id in sorted(set(list_ids))]
+                rows = [
+                    {"api_key_id": values["id"], "list_id": list_id}
+                    for list_id in sorted(set(list_ids))
+                ]
                 if rows:
                     await connection.execute(insert(api_key_lists), rows)
         return _record(values), token

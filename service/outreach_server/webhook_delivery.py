@@ -211,7 +211,7 @@ class DeliveryWorker:
                 follow_redirects=False,
                 trust_env=False,
                 timeout=self.settings.webhook_timeout,
-                limits=httpx.Limits(max_connections=100, max_keepalive_connections=20),
+                limits=httpx.Limits(max_connections=100, max_keepalive_connections=100),
             )
         return self._client
 

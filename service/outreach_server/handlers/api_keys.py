@@ -69,9 +69,16 @@ class ApiKeysService:
         if not name:
             raise ApiError(400, "name must not be empty")
         tier, scopes = granted(caller, body.tier, body.scopes)
-        narrowed_to = (await ContactScope.for_request(ctx)).list_ids  # a narrowed key's keys stay narrowed
+        narrowed_to = (
+            await ContactScope.for_request(ctx)
+        ).list_ids  # a narrowed key's keys stay narrowed
         record, token = await ctx.services.keys.create(
-            org_id=org_id, name=name, mode=body.mode.value, tier=tier, scopes=scopes, list_ids=narrowed_to
+            org_id=org_id,
+            name=name,
+            mode=body.mode.value,
+            tier=tier,
+            scopes=scopes,
+            list_ids=narrowed_to,
         )
         created = ApiKeyCreated(
             api_key_id=record.id,
