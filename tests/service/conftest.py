@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-
 from outreach_server import Settings, create_app
 from service_support import Api
 
@@ -84,4 +83,11 @@ def make_api(
 
 @pytest.fixture
 def api(database_url: str) -> Iterator[Api]:
-    yield from make_api(database_url, key_cache_seconds=0.0)
+    """The app on `database_url`, the rate limits raised (these tests make many requests per
+    key; the limiter has its own tests) and no key cache (revocations are seen at once)."""
+    yield from make_api(
+        database_url,
+        key_cache_seconds=0.0,
+        rate_limit_per_second=100_000,
+        rate_limit_per_minute=1_000_000,
+    )

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from fastapi.testclient import TestClient
-
 from outreach_server.services import Services
 
 
@@ -52,3 +56,25 @@ class Api:
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def outreach_cli(
+    *args: str, database_url: str, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`outreach-server ARGS --database-url URL` as a real process."""
+    return subprocess.run(
+        [sys.executable, "-m", "outreach_server.cli", *args, "--database-url", database_url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(env) if env is not None else os.environ.copy(),
+        check=False,
+    )
+
+
+def one_json(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """The one JSON object an operator command prints (and nothing else on stdout)."""
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 1, done.stdout
+    return dict(json.loads(lines[0]))

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy import func, select
-
 from outreach_server.db import api_keys
 from outreach_server.keys import strip_prefix
-
 from service_support import Api, bearer
+from sqlalchemy import func, select
 
 JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NSJ9.c2lnbmF0dXJlLWJ5dGVz"
 KEYS = "/v1/api-keys"
@@ -228,10 +226,9 @@ def test_narrowed_keys_are_listed_with_their_tier_and_scopes(api: Api) -> None:
 
 
 def test_a_narrowed_key_only_creates_keys_as_narrow(api: Api) -> None:
-    from sqlalchemy import insert
-
     from outreach_server.contacts_tables import api_key_lists
     from outreach_server.db import lists
+    from sqlalchemy import insert
 
     org = api.org()
 

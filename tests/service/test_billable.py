@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import time
@@ -43,7 +42,7 @@ from outreach_server.resolver import (
     create_resolver,
     parse_fixed,
 )
-from service_support import Api, bearer
+from service_support import Api, bearer, one_json, outreach_cli
 from sqlalchemy import func, insert, select
 
 FIXED_DNS = "example.com=mx1.example.com,mx2.example.com;nomx.test=;valid.org=mx.valid.org"
@@ -55,7 +54,7 @@ CHECK = "/api/v1/enrichment/verify-email"
 
 @pytest.fixture
 def api(database_url: str) -> Iterator[Api]:
-    """The app with the fixed resolver, and rate limits out of the way of these tests."""
+    """The shared service fixture with the fixed resolver these tests need."""
     yield from make_api(
         database_url,
         key_cache_seconds=0.0,
@@ -63,9 +62,6 @@ def api(database_url: str) -> Iterator[Api]:
         rate_limit_per_second=100_000,
         rate_limit_per_minute=100_000,
     )
-
-
-# -- helpers ---------------------------------------------------------------------------------
 
 
 def run(api: Api, statement: Any) -> Any:
@@ -652,26 +648,7 @@ def test_single_address_verification_stores_nothing_but_the_charge(api: Api) -> 
 
 
 def run_cli(database_url: str, *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "outreach_server.cli",
-            "admin",
-            *args,
-            "--database-url",
-            database_url,
-        ],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=os.environ.copy(),
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.strip().splitlines()
-    assert len(lines) == 1, done.stdout
-    return dict(json.loads(lines[0]))
+    return one_json(outreach_cli("admin", *args, database_url=database_url))
 
 
 def test_add_credits_command(api: Api, database_url: str) -> None:

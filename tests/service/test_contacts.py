@@ -11,11 +11,9 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import make_api
 from outreach_server import contact_writes as writes
 from outreach_server.contacts_tables import list_memberships, sequence_enrollments
 from outreach_server.db import contacts
@@ -28,17 +26,6 @@ READ_WRITE = ("contacts:read", "contacts:write")
 
 
 # -- helpers ---------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def api(database_url: str) -> Iterator[Api]:
-    """The service with rate limits out of the way (these tests make many calls per key)."""
-    yield from make_api(
-        database_url,
-        key_cache_seconds=0.0,
-        rate_limit_per_second=100_000,
-        rate_limit_per_minute=1_000_000,
-    )
 
 
 def make_list(api: Api, org: int, name: str = "list", list_type: str = "contacts") -> int:

@@ -5,75 +5,24 @@ operator commands (`outreach-server admin ...`) in a subprocess, as an operator 
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from conftest import make_api
 from outreach_server.billing_tables import mailboxes, signature_deployments, survey_triggers
 from outreach_server.db import lists
-from service_support import Api, bearer
+from service_support import Api, bearer, one_json, outreach_cli
 from sqlalchemy import func, insert, select
 
 CONFIGS = "/api/v1/enrichment/waterfall/configs"
 
 
-@pytest.fixture
-def api(database_url: str) -> Iterator[Api]:
-    yield from make_api(
-        database_url,
-        key_cache_seconds=0.0,
-        rate_limit_per_second=100_000,
-        rate_limit_per_minute=100_000,
-    )
-
-
 def admin(database_url: str, *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "outreach_server.cli",
-            "admin",
-            *args,
-            "--database-url",
-            database_url,
-        ],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=os.environ.copy(),
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.strip().splitlines()
-    assert len(lines) == 1, done.stdout  # one JSON object, nothing else on stdout
-    return dict(json.loads(lines[0]))
+    return one_json(outreach_cli("admin", *args, database_url=database_url))
 
 
 def admin_fails(database_url: str, *args: str) -> str:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "outreach_server.cli",
-            "admin",
-            *args,
-            "--database-url",
-            database_url,
-        ],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=os.environ.copy(),
-    )
+    done = outreach_cli("admin", *args, database_url=database_url)
     assert done.returncode != 0, done.stdout
     return done.stderr
 

@@ -6,9 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from service_support import Api, bearer
-
 from conftest import make_api
+from service_support import Api, bearer
 
 
 @pytest.fixture

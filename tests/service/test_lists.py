@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from conftest import make_api
 from outreach_server import contact_writes as writes
 from service_support import Api, bearer
 
 LISTS = "/api/v1/lists"
 TYPES = ["contacts", "companies", "suppressions", "deals", "leads"]
-
-
-@pytest.fixture
-def api(database_url: str) -> Iterator[Api]:
-    yield from make_api(
-        database_url,
-        key_cache_seconds=0.0,
-        rate_limit_per_second=100_000,
-        rate_limit_per_minute=1_000_000,
-    )
 
 
 def test_create_list_answers_201_for_every_type_and_400_for_others(api: Api) -> None:

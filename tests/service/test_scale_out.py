@@ -18,7 +18,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from conftest import REDIS_URL, drop_postgres_database, make_postgres_database, unavailable
 
 

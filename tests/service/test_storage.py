@@ -11,11 +11,10 @@ from typing import Any
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-
 from outreach_server.db import create_engine
-from outreach_server.schema import metadata
 from outreach_server.migrate import head, upgrade
 from outreach_server.pagination import Page
+from outreach_server.schema import metadata
 
 
 def test_migrations_match_the_table_definitions(database_url: str) -> None:

@@ -13,12 +13,9 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fastapi.testclient import TestClient
-from outreach_server import Settings, create_app
 from outreach_server.db import contacts, lists
 from outreach_server.ledger import ContactNotFound, SuppressionLedger
 from outreach_server.ledger_tables import suppressions
@@ -34,21 +31,6 @@ NOT_FOUND = {"detail": "Contact not found"}
 RECORD_FIELDS = {
     "id", "contact_id", "channel", "category", "operator_reversible", "created_at", "created_by",
 }  # fmt: skip
-
-
-@pytest.fixture
-def api(database_url: str) -> Iterator[Api]:
-    """The shared fixture with the rate limits raised: these tests make many requests."""
-    settings = Settings(
-        database_url=database_url,
-        auto_migrate=True,
-        key_cache_seconds=0.0,
-        rate_limit_per_second=100_000,
-        rate_limit_per_minute=1_000_000,
-    )
-    app = create_app(settings)
-    with TestClient(app) as client:
-        yield Api(client, app.state.services)
 
 
 # -- helpers ------------------------------------------------------------------------------------
