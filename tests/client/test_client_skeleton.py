@@ -1,4 +1,4 @@
-"""The generated client reaches every operation's full path against the real app (in-process)."""
+"""The generated client against the real app (in-process): paths, typed errors, models."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from outreach_client import AuthenticationError, Client, InternalServerError, UnprocessableEntityError
+from outreach_client import AuthenticationError, Client, NotFoundError, UnprocessableEntityError
 from outreach_client.base import ENVIRONMENTS
 from outreach_client.models import ApiKeyCreateRequest
 
@@ -54,10 +54,10 @@ def test_errors_are_typed_and_carry_detail(http: TestClient) -> None:
     with pytest.raises(AuthenticationError) as missing:
         client_for(http, api_key=None).webhooks.list()
     assert missing.value.detail == "Missing Authorization header"
-    with pytest.raises(InternalServerError) as not_yet:
-        client_for(http).webhooks.list()
-    assert not_yet.value.status_code == 501
-    assert not_yet.value.detail == "Not implemented yet: list_webhooks"
+    with pytest.raises(NotFoundError) as missing_contact:
+        client_for(http).contacts.get(contact_id=999_999)
+    assert missing_contact.value.status_code == 404
+    assert missing_contact.value.detail == "Contact not found"
     with pytest.raises(UnprocessableEntityError):
         client_for(http).suppressions.list(limit=501)
 
