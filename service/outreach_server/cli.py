@@ -23,6 +23,47 @@ DATABASE_HELP = (
 database_option = click.option("--database-url", default=None, help=DATABASE_HELP)
 
 
+def webhook_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The webhook delivery settings as flags (each also an OUTREACH_* variable)."""
+    for option in reversed(
+        [
+            click.option(
+                "--webhook-allow-http/--no-webhook-allow-http",
+                default=None,
+                help="Allow http targets, for development and tests (env OUTREACH_WEBHOOK_ALLOW_HTTP).",
+            ),
+            click.option(
+                "--webhook-allowed-networks",
+                default=None,
+                help="CIDRs exempt from the private-address refusal (env OUTREACH_WEBHOOK_ALLOWED_NETWORKS).",
+            ),
+            click.option(
+                "--webhook-retry-scale",
+                type=float,
+                default=None,
+                help="Factor on the retry delays (env OUTREACH_WEBHOOK_RETRY_SCALE).",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+WEBHOOK_FLAGS = ("webhook_allow_http", "webhook_allowed_networks", "webhook_retry_scale")
+
+
+def _export(settings: Settings, names: tuple[str, ...]) -> None:
+    """Hand settings to the worker processes uvicorn starts (they read the environment)."""
+    import os
+
+    for name in names:
+        value = getattr(settings, name)
+        if value is not None:
+            os.environ[f"OUTREACH_{name.upper()}"] = (
+                ("1" if value else "0") if isinstance(value, bool) else str(value)
+            )
+
+
 @click.group()
 def main() -> None:
     """Run and operate the Outreach Data Platform service."""
@@ -45,6 +86,7 @@ def main() -> None:
     default=None,
     help="One JSON line per request (env OUTREACH_ACCESS_LOG; off by default).",
 )
+@webhook_options
 def serve(
     host: str | None,
     port: int | None,
@@ -52,6 +94,7 @@ def serve(
     redis_url: str | None,
     workers: int | None,
     access_log: bool | None,
+    **webhook: Any,
 ) -> None:
     """Serve the API with uvicorn (uvloop and httptools)."""
     import os
@@ -65,6 +108,7 @@ def serve(
         redis_url=redis_url,
         workers=workers,
         access_log=access_log,
+        **webhook,
     )
     if settings.workers > 1 and not settings.redis_url:
         click.echo(
@@ -78,9 +122,17 @@ def serve(
     os.environ["OUTREACH_ACCESS_LOG"] = "1" if settings.access_log else "0"
     if settings.redis_url:
         os.environ["OUTREACH_REDIS_URL"] = settings.redis_url
+    _export(settings, WEBHOOK_FLAGS)
     if settings.workers > 1 and settings.migrate_on_start:
         asyncio.run(_migrate(settings.database_url))
         os.environ["OUTREACH_AUTO_MIGRATE"] = "0"
+    if settings.workers > 1 and settings.webhook_worker:
+        # the delivery worker runs in exactly one process: with several, run it on its own
+        os.environ["OUTREACH_WEBHOOK_WORKER"] = "0"
+        click.echo(
+            "several server processes: webhook deliveries need `outreach-server worker` running",
+            err=True,
+        )
     uvicorn.run(
         "outreach_server.app:create_app_from_env",
         factory=True,
@@ -119,7 +171,8 @@ def migrate(database_url: str | None) -> None:
     show_default=True,
     help="Delivery attempts claimed and sent at once.",
 )
-def worker(database_url: str | None, concurrency: int) -> None:
+@webhook_options
+def worker(database_url: str | None, concurrency: int, **webhook: Any) -> None:
     """Run the webhook delivery worker alone (scale-out: run several on PostgreSQL)."""
     import signal
 
@@ -127,7 +180,7 @@ def worker(database_url: str | None, concurrency: int) -> None:
     from .services import Services
 
     # one database connection per attempt in flight, plus the claims
-    settings = Settings.from_env(database_url=database_url, db_pool_size=concurrency + 4)
+    settings = Settings.from_env(database_url=database_url, db_pool_size=concurrency + 4, **webhook)
     configure_logging(settings.log_level, settings.json_logs)
 
     async def go() -> None:
