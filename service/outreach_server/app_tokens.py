@@ -21,13 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from cryptography.fernet import InvalidToken, MultiFernet
 from joserfc import jwt
 from joserfc.jwk import ECKey
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from .app_platform_tables import app_signing_keys
+from .webhook_secrets import server_fernet
 
 SIGNING_ALGORITHM = "ES256"
 SIGNING_CURVE = "P-256"
@@ -42,11 +43,10 @@ def server_cipher(secret_key: str | None) -> MultiFernet | None:
     """The Fernet cipher of the server key setting, or None when it is not set."""
     if not secret_key or not secret_key.strip():
         return None
-    keys = [part.strip() for part in secret_key.split(",") if part.strip()]
     try:
-        return MultiFernet([Fernet(key.encode()) for key in keys])
+        return server_fernet(secret_key)
     except ValueError as error:
-        raise ValueError(f"secret_key is not a valid Fernet key list: {error}") from None
+        raise ValueError(f"secret_key: {error}") from None
 
 
 @dataclass(frozen=True)

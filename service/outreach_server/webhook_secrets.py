@@ -47,16 +47,25 @@ def new_secret() -> str:
     return SECRET_PREFIX + secrets.token_urlsafe(32)
 
 
+def server_fernet(value: str) -> MultiFernet:
+    """The server key setting (comma-separated Fernet keys) as one cipher: the first key
+    encrypts, every key decrypts (rotation: `NEW,OLD`). Raises ValueError when malformed."""
+    keys = [part.strip() for part in value.split(",") if part.strip()]
+    if not keys:
+        raise ValueError("at least one Fernet key is needed")
+    try:
+        return MultiFernet([Fernet(key.encode()) for key in keys])
+    except ValueError as error:
+        raise ValueError(f"not a valid Fernet key list: {error}") from None
+
+
 class SecretBox:
-    def __init__(self, keys: list[bytes]) -> None:
-        if not keys:
-            raise ValueError("at least one Fernet key is needed")
-        self._fernet = MultiFernet([Fernet(key) for key in keys])
+    def __init__(self, fernet: MultiFernet) -> None:
+        self._fernet = fernet
 
     @classmethod
     def from_setting(cls, value: str) -> SecretBox:
-        keys = [part.strip().encode() for part in value.split(",") if part.strip()]
-        return cls(keys)
+        return cls(server_fernet(value))
 
     def encrypt(self, secret: str) -> str:
         return self._fernet.encrypt(secret.encode()).decode()
