@@ -20,7 +20,7 @@ from outreach_api import OperationInfo
 
 from .errors import ApiError
 from .keys import ApiKeyRecord
-from .rate_limit import RateLimiterUnavailable
+from .rate_limit import RateLimiter, RateLimiterUnavailable
 from .services import Services
 
 MISSING_AUTHORIZATION = "Missing Authorization header"
@@ -65,6 +65,28 @@ def looks_like_jwt(token: str) -> bool:
     return isinstance(header, dict) and "alg" in header
 
 
+async def enforce_limit(
+    limiter: RateLimiter, key: str, headers: dict[str, str] | None = None
+) -> None:
+    """One request of `key` against `limiter`: 429 with Retry-After when refused, 503 when the
+    limiter's store is unreachable (never an unlimited request)."""
+    try:
+        decision = await limiter.hit(key)
+    except RateLimiterUnavailable:
+        raise ApiError(503, LIMITER_DOWN) from None
+    if not decision.allowed:
+        raise ApiError(
+            429, RATE_LIMITED, {"Retry-After": str(decision.retry_after), **(headers or {})}
+        )
+
+
+async def require_feature(services: Services, operation: OperationInfo, org_id: int) -> None:
+    """A gated (preview) operation is 404 until its flag is on for the organisation."""
+    flag = operation.feature_flag
+    if flag and not await services.orgs.flag_enabled(org_id, flag):
+        raise ApiError(404, "Not Found")
+
+
 class Authenticator:
     """Builds the FastAPI dependency of each operation (the generated routers' context provider)."""
 
@@ -90,10 +112,7 @@ class Authenticator:
             await self.rate_limit(key)
             org_id = await self.target(key, request.headers.get("x-target-org-id"))
             self.authorize(operation, key)
-            if operation.feature_flag and not await services.orgs.flag_enabled(
-                org_id, operation.feature_flag
-            ):
-                raise ApiError(404, "Not Found")
+            await require_feature(services, operation, org_id)
             await services.keys.touch(key)
             return RequestContext(operation, request, services, key, org_id)
 
@@ -115,13 +134,7 @@ class Authenticator:
         return key
 
     async def rate_limit(self, key: ApiKeyRecord) -> None:
-        try:
-            decision = await self.services.limiter.hit(key.id)
-        except RateLimiterUnavailable:
-            raise ApiError(503, LIMITER_DOWN) from None
-        if not decision.allowed:
-            headers = {"Retry-After": str(decision.retry_after), **self.rate_headers}
-            raise ApiError(429, RATE_LIMITED, headers)
+        await enforce_limit(self.services.limiter, key.id, self.rate_headers)
 
     async def target(self, key: ApiKeyRecord, header: str | None) -> int:
         """The organisation the request acts for; the same refusal whatever the reason."""

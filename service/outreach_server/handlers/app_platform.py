@@ -16,6 +16,7 @@ and the JWK Set is public. Order of the checks, each a provisional choice:
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from outreach_api.models import (
     AppToken,
@@ -26,17 +27,14 @@ from outreach_api.models import (
 )
 
 from ..app_principals import Principal
-from ..app_tokens import IssuedToken, SigningKeyUnavailable
-from ..context import RequestContext, bearer_token
+from ..app_tokens import AppTokens, SigningKeyUnavailable
+from ..context import RequestContext, bearer_token, enforce_limit, require_feature
 from ..errors import ApiError
-from ..rate_limit import RateLimiter, RateLimiterUnavailable
 
 NO_PRINCIPAL = "Missing or invalid identity-provider principal"
 FOREIGN_ORG = "X-Org-Id does not match the principal's organization"
 NO_CONSENT = "No consented installation of the app in the organization"
 INVALID_CREDENTIAL = "Invalid client credential"
-MINT_LIMITED = "Rate limit exceeded. Please slow down."
-LIMITER_DOWN = "Rate limiter unavailable"
 SIGNING_UNAVAILABLE = "App token signing is not configured"
 
 
@@ -44,22 +42,11 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-async def _throttle(limiter: RateLimiter, key: str) -> None:
+async def _mint(tokens: AppTokens, **claims: Any) -> AppTokenResponse:
     try:
-        decision = await limiter.hit(key)
-    except RateLimiterUnavailable:
-        raise ApiError(503, LIMITER_DOWN) from None
-    if not decision.allowed:
-        raise ApiError(429, MINT_LIMITED, {"Retry-After": str(decision.retry_after)})
-
-
-async def _require_flag(ctx: RequestContext, org_id: int) -> None:
-    flag = ctx.operation.feature_flag
-    if flag and not await ctx.services.orgs.flag_enabled(org_id, flag):
-        raise ApiError(404, "Not Found")
-
-
-def _response(issued: IssuedToken) -> AppTokenResponse:
+        issued = await tokens.mint(**claims)
+    except SigningKeyUnavailable:
+        raise ApiError(503, SIGNING_UNAVAILABLE) from None
     return AppTokenResponse(data=AppToken.model_validate(issued.response()))
 
 
@@ -83,21 +70,18 @@ class AppPlatformService:
         # identity comes from the principal only; the body names nothing but the app
         if x_org_id is not None and x_org_id.strip() != str(principal.org_id):
             raise ApiError(403, FOREIGN_ORG)
-        await _require_flag(ctx, principal.org_id)
-        await _throttle(platform.exchange_limiter, _digest(principal.limiter_key, body.app_id))
+        await require_feature(ctx.services, ctx.operation, principal.org_id)
+        await enforce_limit(platform.exchange_limiter, _digest(principal.limiter_key, body.app_id))
         if not await platform.registry.consented(principal.org_id, body.app_id):
             raise ApiError(403, NO_CONSENT)
-        try:
-            issued = await platform.tokens.mint(
-                subject=principal.subject,
-                org_id=principal.org_id,
-                app_id=body.app_id,
-                role=principal.role,
-                token_use="session",
-            )
-        except SigningKeyUnavailable:
-            raise ApiError(503, SIGNING_UNAVAILABLE) from None
-        return _response(issued)
+        return await _mint(
+            platform.tokens,
+            subject=principal.subject,
+            org_id=principal.org_id,
+            app_id=body.app_id,
+            role=principal.role,
+            token_use="session",
+        )
 
     async def mint_service_token(
         self,
@@ -107,23 +91,20 @@ class AppPlatformService:
     ) -> AppTokenResponse:
         platform = ctx.services.app_platform
         # throttled before the credential is looked at: wrong secrets use up the budget too
-        await _throttle(platform.service_token_limiter, _digest(body.client_id))
+        await enforce_limit(platform.service_token_limiter, _digest(body.client_id))
         credential = await platform.registry.authenticate(body.client_id, body.client_secret)
         if credential is None:
             raise ApiError(401, INVALID_CREDENTIAL)
-        await _require_flag(ctx, credential.org_id)
+        await require_feature(ctx.services, ctx.operation, credential.org_id)
         if not await platform.registry.consented(credential.org_id, credential.app_id):
             raise ApiError(401, INVALID_CREDENTIAL)
-        try:
-            issued = await platform.tokens.mint(
-                subject=credential.client_id,
-                org_id=credential.org_id,
-                app_id=credential.app_id,
-                token_use="service",
-            )
-        except SigningKeyUnavailable:
-            raise ApiError(503, SIGNING_UNAVAILABLE) from None
-        return _response(issued)
+        return await _mint(
+            platform.tokens,
+            subject=credential.client_id,
+            org_id=credential.org_id,
+            app_id=credential.app_id,
+            token_use="service",
+        )
 
     async def get_app_platform_jwks(
         self,
