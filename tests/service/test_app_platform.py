@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,7 +14,7 @@ from conftest import make_api
 from cryptography.fernet import Fernet
 from joserfc import jwt
 from joserfc.jwk import ECKey, KeySet, RSAKey
-from service_support import Api, bearer
+from service_support import Api, bearer, one_json, outreach_cli
 
 FLAG = "M6_APP_TOKENS_ENABLED"
 EXCHANGE = "/api/v1/app-sessions/exchange"
@@ -349,21 +347,7 @@ def run_cli(*args: str, database_url: str, secret_key: str | None = None) -> Any
     env.pop("OUTREACH_SECRET_KEY", None)
     if secret_key is not None:
         env["OUTREACH_SECRET_KEY"] = secret_key
-    return subprocess.run(
-        [sys.executable, "-m", "outreach_server.cli", *args, "--database-url", database_url],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        check=False,
-    )
-
-
-def one_json(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.strip().splitlines()
-    assert len(lines) == 1, done.stdout
-    return dict(json.loads(lines[0]))
+    return outreach_cli(*args, database_url=database_url, env=env)
 
 
 def test_admin_commands(papi: Api, database_url: str) -> None:

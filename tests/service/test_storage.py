@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import subprocess
 import sys
 from typing import Any
@@ -15,6 +13,7 @@ from outreach_server.db import create_engine
 from outreach_server.migrate import head, upgrade
 from outreach_server.pagination import Page
 from outreach_server.schema import metadata
+from service_support import one_json, outreach_cli
 
 
 def test_migrations_match_the_table_definitions(database_url: str) -> None:
@@ -34,17 +33,7 @@ def test_migrations_match_the_table_definitions(database_url: str) -> None:
 
 
 def run_cli(*args: str, database_url: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "outreach_server.cli", *args, "--database-url", database_url],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=os.environ.copy(),
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.strip().splitlines()
-    assert len(lines) == 1, done.stdout  # one JSON object, nothing else on stdout
-    return dict(json.loads(lines[0]))
+    return one_json(outreach_cli(*args, database_url=database_url))
 
 
 def test_operator_commands_print_one_json_object(database_url: str) -> None:

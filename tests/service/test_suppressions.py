@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import subprocess
-import sys
 import time
 from typing import Any
 
@@ -19,7 +16,7 @@ import pytest
 from outreach_server.db import contacts, lists
 from outreach_server.ledger import ContactNotFound, SuppressionLedger
 from outreach_server.ledger_tables import suppressions
-from service_support import Api, bearer
+from service_support import Api, bearer, one_json, outreach_cli
 from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 
@@ -543,20 +540,8 @@ def test_a_unique_violation_is_already_active_never_an_error(api: Api) -> None:
 
 
 def run_cli(*args: str, database_url: str, ok: bool = True) -> Any:
-    done = subprocess.run(
-        [sys.executable, "-m", "outreach_server.cli", *args, "--database-url", database_url],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=os.environ.copy(),
-        check=False,
-    )
-    if not ok:
-        return done
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.strip().splitlines()
-    assert len(lines) == 1, done.stdout  # one JSON object, nothing else on stdout
-    return json.loads(lines[0])
+    done = outreach_cli(*args, database_url=database_url)
+    return one_json(done) if ok else done
 
 
 def test_record_optout_and_record_bounce_commands(world: World) -> None:
