@@ -100,6 +100,11 @@ def client_path(op: Operation) -> str:
     return ('f"' if "{" in path else '"') + path + '"'
 
 
+def builtin_types(annotation: str) -> str:
+    """Builtin generics spelled through `builtins`: a method named `list` must not shadow them."""
+    return re.sub(r"\b(list|dict|set)\[", r"builtins.\1[", annotation)
+
+
 def default_text(p: Param) -> str:
     return "" if p.default is MISSING else f"`{p.default!r}`"
 
@@ -133,6 +138,7 @@ def environment(templates: Path) -> Any:
         default_text=default_text,
         module=module_name,
         client_path=client_path,
+        builtin_types=builtin_types,
     )
     return env
 

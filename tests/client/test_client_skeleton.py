@@ -7,10 +7,15 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from outreach_client import AuthenticationError, Client, NotFoundError, UnprocessableEntityError
+from outreach_client import (
+    APIError,
+    AuthenticationError,
+    Client,
+    NotFoundError,
+    UnprocessableEntityError,
+)
 from outreach_client.base import ENVIRONMENTS
 from outreach_client.models import ApiKeyCreateRequest
-
 from outreach_server import Settings, create_app
 
 TOKEN: list[str] = []
@@ -51,9 +56,11 @@ def test_namespaces_and_methods_follow_the_spec(http: TestClient) -> None:
 
 
 def test_errors_are_typed_and_carry_detail(http: TestClient) -> None:
-    with pytest.raises(AuthenticationError) as missing:
+    with pytest.raises(APIError, match="no API key"):  # refused before sending
         client_for(http, api_key=None).webhooks.list()
-    assert missing.value.detail == "Missing Authorization header"
+    with pytest.raises(AuthenticationError) as unknown:
+        client_for(http, api_key="outreach_live_unknown").webhooks.list()
+    assert unknown.value.status_code == 401 and unknown.value.detail
     with pytest.raises(NotFoundError) as missing_contact:
         client_for(http).contacts.get(contact_id=999_999)
     assert missing_contact.value.status_code == 404
@@ -64,7 +71,7 @@ def test_errors_are_typed_and_carry_detail(http: TestClient) -> None:
 
 def test_api_key_operations_go_to_v1_of_the_same_host(http: TestClient) -> None:
     listing = client_for(http).api_keys.list()
-    assert listing.data.total == 1 and listing.data.keys[0].mode.value == "test"
+    assert listing.total == 1 and listing.keys[0].mode.value == "test"
     created = client_for(http).api_keys.create(body=ApiKeyCreateRequest(name="from the client"))
-    assert created.data.api_key_token.startswith("outreach_live_")
-    assert client_for(http).api_keys.list().data.total == 2
+    assert created.api_key_token.startswith("outreach_live_")
+    assert client_for(http).api_keys.list().total == 2

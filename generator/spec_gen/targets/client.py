@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
-from ..ir import Api, Operation
+from ..examples import param_example, request_example
+from ..ir import Api, Operation, Param
 from ..naming import pascal, snake
 from ..render import names_in
 from . import Target
+
+IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
+PRIMITIVES = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
 
 ERROR_NAMES = {
     400: "BadRequestError",
@@ -35,6 +41,48 @@ class Namespace:
     @property
     def attribute(self) -> str:
         return self.path[-1]
+
+    @property
+    def module(self) -> str:
+        return self.path[0]
+
+    def all(self) -> list[Namespace]:
+        """This namespace and every one under it, children first (definition order)."""
+        out: list[Namespace] = []
+        for child in self.children:
+            out.extend(child.all())
+        return out + [self]
+
+
+@dataclass
+class ClientOp:
+    """An operation as the client sees it: what it returns, how it authenticates, retries, pages."""
+
+    op: Operation
+    returns: str  # the method's return annotation (the page's item type for paginated lists)
+    parse: str  # expression turning `response` into the result ("" when nothing is returned)
+    body_model: str | None
+    retry_safe: bool
+    token_param: str | None  # a bearer token the call takes instead of the client's API key
+    page: dict[str, Any] | None  # PageStyle arguments for list operations
+
+    @property
+    def params(self) -> list[Param]:
+        return sorted(self.op.params, key=lambda p: not p.required)
+
+    @property
+    def body_annotation(self) -> str:
+        """The body's model, or plain data validated into it before sending."""
+        body = self.op.body
+        if body is None:
+            return "None"
+        plain = "Sequence[Any]" if body.schema.get("type") == "array" else "Mapping[str, Any]"
+        optional = "" if body.required else " | None"
+        return f"{body.model} | {plain}{optional}"
+
+    @property
+    def signature_has_keywords(self) -> bool:
+        return bool(self.op.params or self.op.body or self.token_param)
 
 
 def namespaces(api: Api) -> tuple[list[Namespace], list[Namespace]]:
@@ -66,7 +114,15 @@ def status_errors(api: Api) -> list[tuple[int, str]]:
         }
         | set(ERROR_NAMES)
     )
-    return [(code, ERROR_NAMES.get(code, f"Status{code}Error")) for code in codes]
+    return [(code, ERROR_NAMES.get(code) or _status_name(code)) for code in codes]
+
+
+def _status_name(code: int) -> str:
+    try:
+        phrase = HTTPStatus(code).phrase
+    except ValueError:
+        return f"Status{code}Error"
+    return "".join(word.capitalize() for word in re.split(r"[^A-Za-z0-9]+", phrase)) + "Error"
 
 
 def environments(api: Api) -> dict[str, str]:
@@ -80,36 +136,124 @@ def environments(api: Api) -> dict[str, str]:
         concrete = server.url
         for var, value in server.variables.items():
             concrete = concrete.replace("{" + var + "}", value)
-        origin = (
-            concrete[: len(concrete) - len(server.prefix)]
-            if server.prefix and concrete.endswith(server.prefix)
-            else concrete
-        )
-        out[str(name)] = origin.rstrip("/")
+        out[str(name)] = concrete.rstrip("/")
     return out
+
+
+def _ref_name(node: dict[str, Any]) -> str | None:
+    ref = node.get("$ref")
+    return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else None
+
+
+def _data_annotation(api: Api, model: str, known: set[str]) -> str | None:
+    """The type of an envelope's `data` field, when the response is `{"data": ..., "pagination"?}`."""
+    schema = api.schemas.get(model) or {}
+    props = schema.get("properties") or {}
+    if "data" not in props or "data" not in (schema.get("required") or []):
+        return None
+    if set(props) - {"data", "pagination"}:
+        return None
+    data = props["data"]
+    name = _ref_name(data)
+    if name:
+        return name if name in known else None
+    if data.get("type") == "array":
+        items = data.get("items") or {}
+        item = _ref_name(items) or PRIMITIVES.get(str(items.get("type")))
+        if item and (item in known or item in PRIMITIVES.values()):
+            return f"list[{item}]"
+    return None
+
+
+def _page_style(op: Operation) -> dict[str, Any] | None:
+    if op.pagination not in ("page", "offset"):
+        return None
+    query = {p.name: p for p in op.params if p.location == "query"}
+    style: dict[str, Any] = {"kind": op.pagination}
+    limit = query.get("limit")
+    if limit is not None and isinstance(limit.default, int):
+        style["default_limit"] = limit.default
+    return style
+
+
+def client_op(api: Api, op: Operation, known: set[str]) -> ClientOp:
+    model = op.success.model
+    page = _page_style(op)
+    data = _data_annotation(api, model, known) if model else None
+    if model is None:
+        returns, parse = "None", ""
+    elif page is not None and data and data.startswith("list["):
+        returns, parse = data[5:-1], f"{model}.model_validate_json(response.content)"
+    elif data:
+        returns, parse = data, f"{model}.model_validate_json(response.content).data"
+    else:
+        page = None
+        returns, parse = model, f"{model}.model_validate_json(response.content)"
+    tier = op.tier
+    safe = tier != "billable" and (op.method in IDEMPOTENT_METHODS or tier == "read")
+    token = None
+    if op.security and op.security != api.default_security:
+        scheme = op.security[0][0]
+        if (api.security_schemes.get(scheme) or {}).get("scheme") == "bearer":
+            token = snake(scheme).rstrip("_") + "_token"
+    return ClientOp(op, returns, parse, op.body.model if op.body else None, safe, token, page)
+
+
+def context_headers(api: Api) -> dict[str, str]:
+    """Header parameters the request context reads (`x-context`): client-wide options too."""
+    out: dict[str, str] = {}
+    for op in api.operations:
+        for p in op.params:
+            if p.location == "header" and p.in_context:
+                option = p.py_name.removeprefix("x_")
+                out[option] = p.name
+    return dict(sorted(out.items()))
+
+
+def key_modes(api: Api) -> tuple[dict[str, str], str | None]:
+    fmt = api.extensions.get("x-api-key-format") or {}
+    modes = {
+        str(value): key[: -len("_prefix")]
+        for key, value in fmt.items()
+        if key.endswith("_prefix") and key != "service_prefix"
+    }
+    return modes, fmt.get("default_mode")
+
+
+def rate_limits(api: Api) -> tuple[tuple[int, float], ...]:
+    limits = api.extensions.get("x-rate-limit") or {}
+    windows = {"per_second": 1.0, "per_minute": 60.0, "per_hour": 3600.0}
+    return tuple((int(limits[k]), w) for k, w in windows.items() if k in limits)
 
 
 def render_client(target: Target, api: Api, known: set[str], api_key_env: str) -> dict[str, str]:
     """Every file of the client but models.py (the API layer's models, shared)."""
     pkg = target.package
-    ordered, roots = namespaces(api)
+    _, roots = namespaces(api)
     envs = environments(api)
-    used: set[str] = set()
-    for op in api.operations:
-        for p in op.params:
-            used |= names_in(p.annotation, known)
-        if op.body:
-            used.add(op.body.model)
-        if op.success.model:
-            used.add(op.success.model)
+    views = {op.operation_id: client_op(api, op, known) for op in api.operations}
+    modes, default_mode = key_modes(api)
+    webhook = api.webhooks[0] if api.webhooks else None
+    delivery = api.extensions.get("x-webhook-delivery") or {}
     ctx: dict[str, Any] = {
         **target.context(api),
         "status_errors": status_errors(api),
-        "environments": envs,
+        "status_docs": status_docs(api),
+        "environments": {name: url for name, url in envs.items()},
         "default_environment": next(iter(envs), "default"),
+        "base_path": api.default_prefix,
         "api_key_env": api_key_env,
+        "key_modes": modes,
+        "default_key_mode": default_mode,
+        "rate_limits": rate_limits(api),
+        "context_headers": context_headers(api),
+        "roots": roots,
+        "views": views,
+        "webhook": webhook,
+        "delivery": delivery,
+        "examples": root_examples(api, roots, views),
     }
-    return {
+    files = {
         "pyproject.toml": target.render(
             "client/pyproject.toml.j2", **ctx, dependencies=target.dependencies
         ),
@@ -117,11 +261,63 @@ def render_client(target: Target, api: Api, known: set[str], api_key_env: str) -
         f"{pkg}/__init__.py": target.render("client/__init__.py.j2", **ctx),
         f"{pkg}/errors.py": target.render("client/errors.py.j2", **ctx),
         f"{pkg}/base.py": target.render("client/base.py.j2", **ctx),
-        f"{pkg}/client.py": target.render(
-            "client/client.py.j2",
-            **ctx,
-            namespaces=ordered,
-            root_children=roots,
-            models=sorted(used & known),
-        ),
+        f"{pkg}/pagination.py": target.render("client/pagination.py.j2", **ctx),
+        f"{pkg}/client.py": target.render("client/client.py.j2", **ctx),
+        f"{pkg}/resources/__init__.py": target.render("client/resources_init.py.j2", **ctx),
+        "README.md": target.render("client/README.md.j2", **ctx),
     }
+    for root in roots:
+        used: set[str] = set()
+        for ns in root.all():
+            for op in ns.operations:
+                view = views[op.operation_id]
+                for p in op.params:
+                    used |= names_in(p.annotation, known)
+                used |= names_in(view.returns, known) | names_in(view.parse, known)
+                if view.body_model:
+                    used.add(view.body_model)
+        files[f"{pkg}/resources/{root.module}.py"] = target.render(
+            "client/resource.py.j2", **ctx, root=root, models=sorted(used & known)
+        )
+    if webhook is not None:
+        files[f"{pkg}/webhooks.py"] = target.render("client/webhooks.py.j2", **ctx)
+    return files
+
+
+def example_call(api: Api, view: ClientOp, client: str = "client") -> str:
+    """A Python call of the operation with example arguments (required ones only)."""
+    op = view.op
+    args = [
+        f"{p.py_name}={param_example(api, p)!r}"
+        for p in view.params
+        if p.required and not p.in_context
+    ]
+    if view.token_param:
+        args.append(f'{view.token_param}="<token>"')
+    if op.body is not None and op.body.required:
+        args.append(f"body={request_example(api, op)!r}")
+    call = f"{client}.{'.'.join(op.client_namespace)}.{op.client_method}({', '.join(args)})"
+    if view.page:
+        return f"for item in {call}:\n    print(item)"
+    if view.returns == "None":
+        return call
+    return f"result = {call}\nprint(result)"
+
+
+def root_examples(api: Api, roots: list[Namespace], views: dict[str, ClientOp]) -> dict[str, str]:
+    out = {}
+    for root in roots:
+        ops = [op for ns in reversed(root.all()) for op in ns.operations]
+        pick = next((op for op in ops if op.method == "get" and op.security), ops[0])
+        out[root.attribute] = example_call(api, views[pick.operation_id])
+    return out
+
+
+def status_docs(api: Api) -> dict[int, str]:
+    """A short meaning per error status, from the spec's shared responses."""
+    out: dict[int, str] = {}
+    responses = [r for op in api.operations for r in op.error_responses]
+    for r in sorted(responses, key=lambda r: r.component is None):
+        if r.status.isdigit() and int(r.status) not in out and r.description:
+            out[int(r.status)] = " ".join(r.description.split()).rstrip(".")
+    return out

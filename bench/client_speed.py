@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""Client benchmark: call overhead against raw httpx, import time against openapi-python-client.
+
+In ONE run, side by side:
+
+1. Call overhead. The real service runs (SQLite, raised rate limits) and the same request,
+   `GET /api/v1/contacts/1` with the same key, is sent over one keep-alive connection by
+   - raw httpx: `http.get(url, headers=...)` then `response.json()`;
+   - the generated client: `client.contacts.get(contact_id=1)` (a pydantic model back);
+   - the generated client without the server: the same call on an httpx MockTransport that
+     answers the recorded body at once, which isolates the client's own CPU cost.
+   Rounds alternate (raw, client, raw, client ...) so that slow moments of the machine hit
+   both alike; the table shows the median microseconds per call.
+2. Import time, each as a fresh process, repeated and interleaved:
+   `import outreach_client`, `from outreach_client import Client`, and a client made plus its
+   first namespace touched (which loads the models), against openapi-python-client's client
+   generated from the same bundled spec (its package import, and its `Client` plus the module
+   of the same operation, `api.contacts.get_contact`). Each row subtracts `python -c pass`.
+
+Writes bench/results/client_speed.json. Run with the project's venv active:
+`python bench/client_speed.py`. openapi-python-client is installed into bench/.venvs/opc
+(shared with build_speed.py) on first use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+RESULTS = BENCH / "results" / "client_speed.json"
+sys.path.insert(0, str(BENCH))
+
+from build_speed import OPC_VENV, setup_opc
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# -- call overhead ---------------------------------------------------------------------------
+
+
+def per_call(fn: Callable[[], Any], calls: int) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - start) / calls * 1e6
+
+
+def call_overhead(rounds: int, calls: int) -> dict[str, Any]:
+    import httpx
+    from outreach_client import Client
+    from outreach_client.testing import start_outreach_server
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        start_outreach_server(Path(tmp), rate_limits=(1_000_000, 100_000_000)) as server,
+    ):
+        url = f"{server.base_url}/contacts/1"
+        headers = {"Authorization": f"Bearer {server.api_key}"}
+        http = httpx.Client()
+        client = Client(api_key=server.api_key, base_url=server.base_url, max_retries=0)
+        body = http.get(url, headers=headers).content
+        offline = Client(
+            api_key=server.api_key,
+            base_url=server.base_url,
+            http_client=httpx.Client(
+                transport=httpx.MockTransport(
+                    lambda request: httpx.Response(
+                        200, content=body, headers={"content-type": "application/json"}
+                    )
+                )
+            ),
+        )
+        raw_http = httpx.Client(
+            transport=httpx.MockTransport(
+                lambda request: httpx.Response(
+                    200, content=body, headers={"content-type": "application/json"}
+                )
+            )
+        )
+
+        def raw() -> Any:
+            return http.get(url, headers=headers).json()
+
+        def typed() -> Any:
+            return client.contacts.get(contact_id=1)
+
+        def raw_offline() -> Any:
+            return raw_http.get(url, headers=headers).json()
+
+        def typed_offline() -> Any:
+            return offline.contacts.get(contact_id=1)
+
+        for fn in (raw, typed, raw_offline, typed_offline):  # warm up: connections, imports
+            per_call(fn, 50)
+        samples: dict[str, list[float]] = {
+            "raw": [],
+            "client": [],
+            "raw_offline": [],
+            "client_offline": [],
+        }
+        for _ in range(rounds):
+            samples["raw"].append(per_call(raw, calls))
+            samples["client"].append(per_call(typed, calls))
+            samples["raw_offline"].append(per_call(raw_offline, calls * 4))
+            samples["client_offline"].append(per_call(typed_offline, calls * 4))
+    medians = {k: statistics.median(v) for k, v in samples.items()}
+    return {
+        "median_us": medians,
+        "samples_us": samples,
+        "overhead_us_over_http": medians["client"] - medians["raw"],
+        "ratio_over_http": medians["client"] / medians["raw"],
+        "overhead_us_offline": medians["client_offline"] - medians["raw_offline"],
+        "ratio_offline": medians["client_offline"] / medians["raw_offline"],
+    }
+
+
+# -- import time -----------------------------------------------------------------------------
+
+
+def generate_opc_client(workdir: Path) -> tuple[Path, str]:
+    """openapi-python-client's client for the bundled spec: (directory to put on sys.path, package)."""
+    setup = setup_opc(sys.executable)
+    if setup.exe is None:
+        raise SystemExit(f"openapi-python-client unavailable: {setup.error}")
+    spec = workdir / "openapi.yaml"
+    spec.write_text(
+        subprocess.run(
+            ["spec-gen", "bundle"], cwd=REPO, check=True, capture_output=True, text=True
+        ).stdout
+    )
+    config = workdir / "opc.yaml"
+    config.write_text("project_name_override: opc_outreach\npackage_name_override: opc_outreach\n")
+    out = workdir / "opc_outreach"
+    done = subprocess.run(
+        [
+            str(setup.exe),
+            "generate",
+            "--path",
+            str(spec),
+            "--output-path",
+            str(out),
+            "--config",
+            str(config),
+            "--meta",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"openapi-python-client failed:\n{done.stdout}\n{done.stderr}")
+    return workdir, "opc_outreach"
+
+
+def import_times(repeat: int) -> dict[str, Any]:
+    ours = sys.executable
+    opc_python = str(OPC_VENV / "bin" / "python")
+    with tempfile.TemporaryDirectory() as tmp:
+        path, pkg = generate_opc_client(Path(tmp))
+        rows: dict[str, tuple[str, list[str]]] = {
+            "python -c pass (ours)": (ours, ["-c", "pass"]),
+            "python -c pass (opc venv)": (opc_python, ["-c", "pass"]),
+            "import outreach_client": (ours, ["-c", "import outreach_client"]),
+            "from outreach_client import Client": (
+                ours,
+                ["-c", "from outreach_client import Client"],
+            ),
+            "outreach_client: Client() + client.contacts": (
+                ours,
+                [
+                    "-c",
+                    "from outreach_client import Client; Client(api_key='k', base_url='http://h/api/v1').contacts",
+                ],
+            ),
+            f"import {pkg} (openapi-python-client)": (opc_python, ["-c", f"import {pkg}"]),
+            f"{pkg}: Client() + api.contacts.get_contact": (
+                opc_python,
+                [
+                    "-c",
+                    f"from {pkg} import Client; Client(base_url='http://h'); import {pkg}.api.contacts.get_contact",
+                ],
+            ),
+        }
+        times: dict[str, list[float]] = {name: [] for name in rows}
+        for run in range(repeat + 1):
+            for name, (python, args) in rows.items():
+                start = time.perf_counter()
+                subprocess.run([python, *args], check=True, cwd=path)
+                if run:  # the first round warms the file cache
+                    times[name].append(time.perf_counter() - start)
+    medians = {name: statistics.median(v) * 1000 for name, v in times.items()}
+    base_ours, base_opc = medians["python -c pass (ours)"], medians["python -c pass (opc venv)"]
+    net = {
+        name: value - (base_opc if "openapi-python-client" in name or pkg in name else base_ours)
+        for name, value in medians.items()
+        if not name.startswith("python -c pass")
+    }
+    return {"median_ms": medians, "net_ms": net}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=15)
+    args = parser.parse_args()
+    log("call overhead ...")
+    overhead = call_overhead(args.rounds, args.calls)
+    log("import times ...")
+    imports = import_times(args.repeat)
+    m = overhead["median_us"]
+    print("| call (GET /api/v1/contacts/1) | median µs per call |")
+    print("|---|---|")
+    for key, label in (
+        ("raw", "raw httpx, real server"),
+        ("client", "outreach_client, real server"),
+        ("raw_offline", "raw httpx, MockTransport"),
+        ("client_offline", "outreach_client, MockTransport"),
+    ):
+        print(f"| {label} | {m[key]:.0f} |")
+    print(
+        f"\nclient overhead: {overhead['overhead_us_over_http']:.0f} µs per call over HTTP "
+        f"(×{overhead['ratio_over_http']:.2f}); {overhead['overhead_us_offline']:.0f} µs without the network "
+        f"(×{overhead['ratio_offline']:.2f})\n"
+    )
+    print("| import | median ms | net of interpreter start |")
+    print("|---|---|---|")
+    for name, value in imports["median_ms"].items():
+        net = imports["net_ms"].get(name)
+        print(f"| `{name}` | {value:.0f} | {'' if net is None else f'{net:.0f}'} |")
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                "machine": platform.platform(),
+                "python": platform.python_version(),
+                "args": vars(args),
+                "call_overhead": overhead,
+                "imports": imports,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
+
+if __name__ == "__main__":
+    main()
