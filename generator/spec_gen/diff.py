@@ -96,8 +96,15 @@ def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+GROUPS: dict[Level, str] = {
+    "breaking": "Breaking",
+    "warning": "Warnings",
+    "non-breaking": "Non-breaking",
+}
+
+
 def render_markdown(report: Report) -> str:
-    counts = ", ".join(f"{report.count(level)} {level}" for level in LEVELS)
+    counts = ", ".join(f"{report.count(level)} {GROUPS[level].lower()}" for level in LEVELS)
     lines = [f"## API changes: {counts}", "", f"Comparing `{report.old}` with `{report.new}`."]
     if not report.changes:
         lines += ["", "No changes to the API."]
@@ -105,7 +112,7 @@ def render_markdown(report: Report) -> str:
         group = [c for c in report.changes if c.level == level]
         if not group:
             continue
-        lines += ["", f"### {level.capitalize()} ({len(group)})", ""]
+        lines += ["", f"### {GROUPS[level]} ({len(group)})", ""]
         lines += ["| Operation | Rule | Change |", "|---|---|---|"]
         lines += [f"| `{_cell(c.operation)}` | `{c.rule}` | {_cell(c.message)} |" for c in group]
     return "\n".join(lines) + "\n"
@@ -857,15 +864,20 @@ def _branches(doc: _Doc, value: Any) -> dict[str, Any]:
     return branches
 
 
-def _flatten(doc: _Doc, schema: dict[str, Any], depth: int = 0) -> dict[str, Any]:
+def _flatten(
+    doc: _Doc, schema: dict[str, Any], refs: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """Merge `allOf` parts into one schema: properties and required lists united."""
-    if not isinstance(schema.get("allOf"), list) or depth > MAX_DEPTH:
+    if not isinstance(schema.get("allOf"), list):
         return schema
     merged = {k: v for k, v in schema.items() if k != "allOf"}
     properties = dict(merged.get("properties") or {})
     required = list(merged.get("required") or [])
     for part in schema["allOf"]:
-        resolved = _flatten(doc, doc.node(part), depth + 1)
+        resolved, ref = doc.deref(part)
+        if not isinstance(resolved, dict) or ref in refs:
+            continue  # an allOf that includes itself adds nothing more
+        resolved = _flatten(doc, resolved, refs | {ref} if ref else refs)
         for name, prop in (resolved.get("properties") or {}).items():
             properties.setdefault(name, prop)
         required += [r for r in resolved.get("required") or [] if r not in required]

@@ -120,6 +120,9 @@ CONSTRAINTS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+WORDS = {"set": "added", "unset": "removed"}
+
+
 def _constraint_checks() -> list[SchemaCheck]:
     checks = []
     for keyword, part, bound in CONSTRAINTS:
@@ -131,14 +134,14 @@ def _constraint_checks() -> list[SchemaCheck]:
             (lowered, True),
             (raised, False),
             ("set", True),
-            ("removed", False),
+            ("unset", False),
         ):
             checks.append(
                 SchemaCheck(
                     f"{part}-{change}",
                     B if narrows else N,
                     N if narrows else B,
-                    f"`{keyword}` {'added' if change == 'set' else change}",
+                    f"`{keyword}` {WORDS.get(change, change)}",
                 )
             )
     return checks
@@ -164,13 +167,13 @@ SCHEMA_CHECKS: tuple[SchemaCheck, ...] = (
     SchemaCheck("one-of-removed", B, N, "a `oneOf` branch removed"),
     SchemaCheck("any-of-added", N, B, "an `anyOf` branch added"),
     SchemaCheck("any-of-removed", B, N, "an `anyOf` branch removed"),
-    *_constraint_checks(),
 )
+CONSTRAINT_CHECKS: tuple[SchemaCheck, ...] = tuple(_constraint_checks())
 
 
 def _all_rules() -> dict[str, Rule]:
     rules = {rule.id: rule for rule in OPERATION_RULES}
-    for check in SCHEMA_CHECKS:
+    for check in (*SCHEMA_CHECKS, *CONSTRAINT_CHECKS):
         for families, level in (
             (REQUEST_FAMILIES, check.request),
             (RESPONSE_FAMILIES, check.response),
@@ -206,4 +209,7 @@ def rules_markdown() -> str:
         f"| `*-{c.suffix}` | {c.request or '-'} | {c.response or '-'} | {c.description} |"
         for c in SCHEMA_CHECKS
     ]
+    for request, response, what in ((B, N, "narrowed"), (N, B, "widened")):
+        suffixes = ", ".join(f"`*-{c.suffix}`" for c in CONSTRAINT_CHECKS if c.request == request)
+        lines.append(f"| {suffixes} | {request} | {response} | a bound {what} |")
     return "\n".join(lines) + "\n"

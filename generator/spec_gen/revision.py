@@ -58,13 +58,12 @@ def spec_input(argument: str, config: Config) -> Iterator[SpecInput]:
     commit = _commit(argument, config.root)
     toplevel = Path(_git(["rev-parse", "--show-toplevel"], config.root).stdout.decode().strip())
     spec = _spec_at(commit, argument, config, toplevel)
+    if _git(["cat-file", "-e", f"{commit}:{spec.as_posix()}"], toplevel).returncode != 0:
+        raise RevisionError(f"{spec} does not exist at revision {argument!r}")
     with tempfile.TemporaryDirectory(prefix="spec-gen-diff-") as tmp:
         checkout = Path(tmp).resolve()
         _extract(commit, spec.parent, toplevel, checkout)
-        root = checkout / spec
-        if not root.is_file():
-            raise RevisionError(f"{spec} does not exist at revision {argument!r}")
-        yield SpecInput(root, argument, checkout, f"{argument}:")
+        yield SpecInput(checkout / spec, argument, checkout, f"{argument}:")
 
 
 def _commit(argument: str, cwd: Path) -> str:
@@ -73,7 +72,7 @@ def _commit(argument: str, cwd: Path) -> str:
         raise RevisionError(neither)
     inside = _git(["rev-parse", "--is-inside-work-tree"], cwd)
     if inside.returncode != 0:
-        raise RevisionError(f"{argument!r} is not a file, and {cwd} is not in a git repository")
+        raise RevisionError(f"{neither} ({cwd} is not in a git repository)")
     found = _git(["rev-parse", "--verify", "--quiet", f"{argument}^{{commit}}"], cwd)
     if found.returncode != 0:
         raise RevisionError(neither)
@@ -86,7 +85,10 @@ def _spec_at(commit: str, argument: str, config: Config, toplevel: Path) -> Pure
         project = PurePosixPath(config.root.resolve().relative_to(toplevel.resolve()).as_posix())
     except ValueError:
         raise RevisionError(f"the project {config.root} is not inside {toplevel}") from None
-    spec = PurePosixPath(config.spec.resolve().relative_to(config.root.resolve()).as_posix())
+    try:
+        spec = PurePosixPath(config.spec.resolve().relative_to(config.root.resolve()).as_posix())
+    except ValueError:
+        raise RevisionError(f"the spec {config.spec} is not inside {config.root}") from None
     shown = _git(["show", f"{commit}:{(project / 'pyproject.toml').as_posix()}"], toplevel)
     if shown.returncode == 0:
         try:
