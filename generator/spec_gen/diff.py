@@ -93,7 +93,8 @@ def diff_specs(old_root: Path, new_root: Path) -> list[Change]:
 
 
 def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Table-safe: GitHub reads `\\|` as a pipe even inside code spans."""
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 GROUPS: dict[Level, str] = {
@@ -415,7 +416,12 @@ class _Differ:
             self.emit("endpoint-reactivated", "operation no longer deprecated")
 
     def extensions(self, old: dict[str, Any], new: dict[str, Any]) -> None:
-        old_tier, new_tier = old.get("x-tier"), new.get("x-tier")
+        self.tier(old.get("x-tier"), new.get("x-tier"))
+        self.scope(old.get("x-scope"), new.get("x-scope"))
+        self.lifecycle(old.get("x-lifecycle", "active"), new.get("x-lifecycle", "active"))
+        self.feature_flag(old.get("x-feature-flag"), new.get("x-feature-flag"))
+
+    def tier(self, old_tier: Any, new_tier: Any) -> None:
         old_rank, new_rank = _tier_rank(old_tier), _tier_rank(new_tier)
         text = f"`x-tier` changed from `{old_tier}` to `{new_tier}`"
         if old_tier == new_tier:
@@ -426,19 +432,22 @@ class _Differ:
             self.emit("api-tier-raised", f"{text}: keys below `{new_tier}` are refused (403)")
         elif new_rank < old_rank:
             self.emit("api-tier-lowered", text)
-        old_scope, new_scope = old.get("x-scope"), new.get("x-scope")
+
+    def scope(self, old_scope: Any, new_scope: Any) -> None:
         if old_scope is None and new_scope is not None:
             self.emit("api-scope-added", f"`x-scope: {new_scope}` added: keys without it get 403")
         elif old_scope is not None and new_scope is None:
             self.emit("api-scope-removed", f"`x-scope: {old_scope}` removed")
         elif old_scope != new_scope:
             self.emit("api-scope-changed", f"`x-scope` changed from `{old_scope}` to `{new_scope}`")
-        old_life, new_life = old.get("x-lifecycle", "active"), new.get("x-lifecycle", "active")
+
+    def lifecycle(self, old_life: Any, new_life: Any) -> None:
         if old_life != "preview" and new_life == "preview":
             self.emit("api-lifecycle-became-preview", "moved back to preview: 404 until enabled")
         elif old_life == "preview" and new_life != "preview":
             self.emit("api-lifecycle-became-active", f"`x-lifecycle` preview to `{new_life}`")
-        old_flag, new_flag = old.get("x-feature-flag"), new.get("x-feature-flag")
+
+    def feature_flag(self, old_flag: Any, new_flag: Any) -> None:
         if old_flag is None and new_flag is not None:
             self.emit("api-feature-flag-added", f"gated by `{new_flag}`: 404 until enabled")
         elif old_flag is not None and new_flag is None:

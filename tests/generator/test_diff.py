@@ -14,7 +14,14 @@ import pytest
 from click.testing import CliRunner
 from spec_gen.cli import main
 from spec_gen.diff import Change, diff_specs
-from spec_gen.diff_rules import LEVELS, RULES, rules_markdown
+from spec_gen.diff_rules import (
+    CONSTRAINT_CHECKS,
+    LEVELS,
+    OPERATION_RULES,
+    RULES,
+    SCHEMA_CHECKS,
+    rules_markdown,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -223,6 +230,7 @@ def write_specs(
         before(old)
     new = copy.deepcopy(old)
     mutation(new)
+    tmp_path.mkdir(parents=True, exist_ok=True)
     old_path, new_path = tmp_path / "old.json", tmp_path / "new.json"
     old_path.write_text(json.dumps(old, indent=1))
     new_path.write_text(json.dumps(new, indent=1))
@@ -565,6 +573,62 @@ CASES: list[tuple[str, Mutation | None, Mutation, str, set[tuple[str, str]]]] = 
         "breaking",
         on("api-security-scope-added", OP_LIST),
     ),
+    (
+        "tier changed to one the project does not know",
+        None,
+        set_((*LIST, "x-tier"), "admin"),
+        "breaking",
+        on("api-tier-changed", OP_LIST),
+    ),
+    (
+        "feature flag changed",
+        set_((*LIST, "x-feature-flag"), "THINGS_V2"),
+        set_((*LIST, "x-feature-flag"), "THINGS_V3"),
+        "breaking",
+        on("api-feature-flag-changed", OP_LIST),
+    ),
+    (
+        "security alternative removed",
+        set_((*LIST, "security"), [{"ApiKey": []}, {"Session": []}]),
+        set_((*LIST, "security"), [{"ApiKey": []}]),
+        "breaking",
+        on("api-security-removed", OP_LIST),
+    ),
+    (
+        "required response header became optional",
+        lambda d: _walk(d, DELETE_ONE)["responses"]["204"].__setitem__("headers", RETRY_AFTER),
+        set_((*DELETE_ONE, "responses", "204", "headers", "Retry-After", "required"), False),
+        "breaking",
+        on("response-header-became-optional", OP_DELETE),
+    ),
+    (
+        "request property no longer nullable",
+        set_((*CREATE_BODY, "properties", "note", "type"), ["string", "null"]),
+        set_((*CREATE_BODY, "properties", "note", "type"), "string"),
+        "breaking",
+        on("request-property-became-not-nullable", OP_CREATE),
+    ),
+    (
+        "request property restricted to an enum",
+        None,
+        set_((*CREATE_BODY, "properties", "note", "enum"), ["a", "b"]),
+        "breaking",
+        on("request-property-became-enum", OP_CREATE),
+    ),
+    (
+        "response pattern removed",
+        set_((*THING, "properties", "name", "pattern"), "^[A-Z]"),
+        drop((*THING, "properties", "name", "pattern")),
+        "breaking",
+        on("response-property-pattern-removed", *THING_READERS),
+    ),
+    (
+        "request anyOf branch removed (null no longer accepted)",
+        set_((*CREATE_BODY, "properties", "owner"), {"anyOf": [_ref("Owner"), {"type": "null"}]}),
+        set_((*CREATE_BODY, "properties", "owner"), {"anyOf": [_ref("Owner")]}),
+        "breaking",
+        on("request-property-any-of-removed", OP_CREATE),
+    ),
     # ---------------------------------------------------------------- enum values: by direction
     (
         "shared enum value removed: breaking in requests only",
@@ -777,6 +841,116 @@ CASES: list[tuple[str, Mutation | None, Mutation, str, set[tuple[str, str]]]] = 
         on("api-feature-flag-removed", OP_LIST),
     ),
     (
+        "operation no longer deprecated",
+        set_((*LIST, "deprecated"), True),
+        drop((*LIST, "deprecated")),
+        "non-breaking",
+        on("endpoint-reactivated", OP_LIST),
+    ),
+    (
+        "anonymous calls allowed",
+        None,
+        set_((*LIST, "security"), []),
+        "non-breaking",
+        on("api-security-became-optional", OP_LIST),
+    ),
+    (
+        "security alternative added",
+        None,
+        set_((*LIST, "security"), [{"ApiKey": []}, {"Session": []}]),
+        "non-breaking",
+        on("api-security-added", OP_LIST),
+    ),
+    (
+        "security scope removed",
+        set_((*LIST, "security"), [{"ApiKey": ["admin"]}]),
+        set_((*LIST, "security"), [{"ApiKey": []}]),
+        "non-breaking",
+        on("api-security-scope-removed", OP_LIST),
+    ),
+    (
+        "deprecated parameter removed",
+        set_((*Q, "deprecated"), True),
+        drop(Q),
+        "non-breaking",
+        on("request-parameter-removed-with-deprecation", OP_LIST),
+    ),
+    (
+        "optional request body added",
+        None,
+        set_((*DELETE_ONE, "requestBody"), {"content": _json(_ref("Owner"))}),
+        "non-breaking",
+        on("added-optional-request-body", OP_DELETE),
+    ),
+    (
+        "request body became optional",
+        None,
+        set_((*CREATE, "requestBody", "required"), False),
+        "non-breaking",
+        on("request-body-became-optional", OP_CREATE),
+    ),
+    (
+        "request body media type added",
+        None,
+        set_((*CREATE, "requestBody", "content", "text/plain"), {"schema": {"type": "string"}}),
+        "non-breaking",
+        on("request-body-media-type-added", OP_CREATE),
+    ),
+    (
+        "request anyOf branch added",
+        set_((*CREATE_BODY, "properties", "owner"), {"anyOf": [_ref("Owner")]}),
+        set_((*CREATE_BODY, "properties", "owner"), {"anyOf": [_ref("Owner"), {"type": "null"}]}),
+        "non-breaking",
+        on("request-property-any-of-added", OP_CREATE),
+    ),
+    (
+        "parameter pattern removed",
+        set_((*Q, "schema", "pattern"), "^[a-z]+$"),
+        drop((*Q, "schema", "pattern")),
+        "non-breaking",
+        on("request-parameter-pattern-removed", OP_LIST),
+    ),
+    (
+        "new required response property",
+        None,
+        both(
+            set_((*THING, "properties", "colour"), {"type": "string"}),
+            push((*THING, "required"), "colour"),
+        ),
+        "non-breaking",
+        on("response-required-property-added", *THING_READERS),
+    ),
+    (
+        "response oneOf branch removed",
+        set_((*THING, "properties", "owner"), {"oneOf": [_ref("Owner"), _ref("Error")]}),
+        set_((*THING, "properties", "owner"), {"oneOf": [_ref("Owner")]}),
+        "non-breaking",
+        on("response-property-one-of-removed", *THING_READERS),
+    ),
+    (
+        "response media type added",
+        None,
+        set_((*GET_ONE, "responses", "200", "content", "text/csv"), {"schema": {}}),
+        "non-breaking",
+        on("response-media-type-added", OP_GET),
+    ),
+    (
+        "optional response header removed",
+        lambda d: _walk(d, DELETE_ONE)["responses"]["204"].__setitem__(
+            "headers", {"X-Trace": {"schema": {"type": "string"}}}
+        ),
+        drop((*DELETE_ONE, "responses", "204", "headers")),
+        "non-breaking",
+        on("optional-response-header-removed", OP_DELETE),
+    ),
+    (
+        "response header added",
+        None,
+        set_((*DELETE_ONE, "responses", "204", "headers"), RETRY_AFTER),
+        "non-breaking",
+        on("response-header-added", OP_DELETE),
+    ),
+    (
         "path parameter renamed: the same endpoint",
         None,
         lambda d: d["paths"].__setitem__(
@@ -820,6 +994,18 @@ def test_rule(
     for change in changes:
         assert change.level == RULES[change.rule].level
         assert change.message
+
+
+def test_every_rule_has_a_case(tmp_path: Path) -> None:
+    """Each operation rule and each schema check is exercised by at least one case above."""
+    exercised = {
+        change.rule
+        for index, (_, before, mutation, _, _) in enumerate(CASES)
+        for change in changes_of(tmp_path / str(index), mutation, before)
+    }
+    assert [r.id for r in OPERATION_RULES if r.id not in exercised] == []
+    checks = [*SCHEMA_CHECKS, CONSTRAINT_CHECKS[0], CONSTRAINT_CHECKS[1]]
+    assert [c.suffix for c in checks if not any(r.endswith(c.suffix) for r in exercised)] == []
 
 
 def test_enum_direction_verdicts(tmp_path: Path) -> None:
