@@ -1219,3 +1219,9 @@ def test_cli_revision_without_the_spec_exits_2(repo: Path) -> None:
     code, out = run("HEAD~2", "HEAD")
     assert code == 2
     assert "spec/openapi.yaml does not exist at revision 'HEAD~2'" in out
+
+
+def test_cli_unknown_revision_in_a_repository_exits_2(repo: Path) -> None:
+    code, out = run("HEAD", "no-such-branch")
+    assert code == 2
+    assert "Invalid value for NEW: 'no-such-branch' is neither a file nor a git revision" in out
