@@ -89,7 +89,9 @@ def environments(api: Api) -> dict[str, str]:
     return out
 
 
-def render_client(target: Target, api: Api, known: set[str], api_key_env: str) -> dict[str, str]:
+def render_client(
+    target: Target, api: Api, known: set[str], api_key_env: str, testing: dict[str, Any]
+) -> dict[str, str]:
     """Every file of the client but models.py (the API layer's models, shared)."""
     pkg = target.package
     ordered, roots = namespaces(api)
@@ -108,6 +110,7 @@ def render_client(target: Target, api: Api, known: set[str], api_key_env: str) -
         "environments": envs,
         "default_environment": next(iter(envs), "default"),
         "api_key_env": api_key_env,
+        "testing": testing,
     }
     return {
         "pyproject.toml": target.render(
@@ -124,4 +127,5 @@ def render_client(target: Target, api: Api, known: set[str], api_key_env: str) -
             root_children=roots,
             models=sorted(used & known),
         ),
+        f"{pkg}/testing.py": target.render("client/testing.py.j2", **ctx),
     }
