@@ -20,6 +20,7 @@ from typing import Any
 from .cache import CACHE_DIR, remember_build, sha, tool_versions, unchanged_since_last_build
 from .config import Config
 from .load import Bundle, bundle
+from .naming import pascal, snake
 from .tree import Change, changes, existing_files, short_diff, write_tree
 from .validate import (
     Finding,
@@ -129,7 +130,8 @@ def _render(
     for name, content in render_server(server, api).items():
         files[f"server/{name}"] = content
     api_key_env = f"{prefix.upper().replace('-', '_')}_API_KEY"
-    for name, content in render_client(client, api, known, api_key_env).items():
+    testing = client_testing_context(config)
+    for name, content in render_client(client, api, known, api_key_env, testing).items():
         files[f"client/{name}"] = content
     for name, content in render_docs(server, api).items():
         files[f"docs/{name}"] = content
@@ -142,6 +144,18 @@ def _render(
     files[f"server/{config.server_package}/models.py"] = models_source
     files[f"client/{config.client_package}/models.py"] = models_source
     return format_python(files)
+
+
+def client_testing_context(config: Config) -> dict[str, Any]:
+    """Names and settings of the client's `testing` module (fixtures running the real server)."""
+    prefix = config.distribution_prefix
+    return {
+        "server_command": config.client_testing_server,
+        "requires": list(config.client_testing_requires),
+        "name": snake(prefix),  # start_<name>_server, fixtures <name>_server, <name>_client
+        "class_prefix": pascal(prefix),  # <Prefix>Server
+        "env_prefix": f"{prefix.upper().replace('-', '_')}_",  # the server's settings variables
+    }
 
 
 def format_python(files: dict[str, str]) -> dict[str, str]:

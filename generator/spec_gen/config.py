@@ -7,13 +7,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-DEFAULTS: dict[str, str] = {
+DEFAULTS: dict[str, Any] = {
     "spec": "spec/openapi.yaml",
     "templates": "templates",
     "output": "generated",
     "server-package": "api_server",
     "client-package": "api_client",
     "distribution-prefix": "api",
+    # the client's `testing` extra: the server command its fixtures run ("" = <prefix>-server)
+    "client-testing-server": "",
+    "client-testing-requires": ["pytest>=8"],
 }
 
 
@@ -26,6 +29,8 @@ class Config:
     server_package: str
     client_package: str
     distribution_prefix: str
+    client_testing_server: str
+    client_testing_requires: tuple[str, ...]
 
     def with_overrides(self, **overrides: Any) -> Config:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
@@ -68,4 +73,7 @@ def load_config(start: Path | None = None) -> Config:
         server_package=settings["server-package"],
         client_package=settings["client-package"],
         distribution_prefix=settings["distribution-prefix"],
+        client_testing_server=settings["client-testing-server"]
+        or f"{settings['distribution-prefix']}-server",
+        client_testing_requires=tuple(settings["client-testing-requires"]),
     )

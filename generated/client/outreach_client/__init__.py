@@ -14,26 +14,28 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from . import models, webhooks
-    from .base import APIResponse
-    from .client import AsyncClient, Client
-    from .errors import (
-        APIConnectionError,
-        APIError,
-        APIStatusError,
-        APITimeoutError,
-        AuthenticationError,
-        BadRequestError,
-        ConflictError,
-        InternalServerError,
-        NotFoundError,
-        PaymentRequiredError,
-        PermissionDeniedError,
-        RateLimitError,
-        UnprocessableEntityError,
-        ValidationIssue,
-    )
-    from .pagination import AsyncPage, AsyncPaginator, SyncPage
+    from . import models as models
+    from . import webhooks as webhooks
+    from .base import APIResponse as APIResponse
+    from .client import AsyncClient as AsyncClient
+    from .client import Client as Client
+    from .errors import APIConnectionError as APIConnectionError
+    from .errors import APIError as APIError
+    from .errors import APIStatusError as APIStatusError
+    from .errors import APITimeoutError as APITimeoutError
+    from .errors import AuthenticationError as AuthenticationError
+    from .errors import BadRequestError as BadRequestError
+    from .errors import ConflictError as ConflictError
+    from .errors import InternalServerError as InternalServerError
+    from .errors import NotFoundError as NotFoundError
+    from .errors import PaymentRequiredError as PaymentRequiredError
+    from .errors import PermissionDeniedError as PermissionDeniedError
+    from .errors import RateLimitError as RateLimitError
+    from .errors import UnprocessableEntityError as UnprocessableEntityError
+    from .errors import ValidationIssue as ValidationIssue
+    from .pagination import AsyncPage as AsyncPage
+    from .pagination import AsyncPaginator as AsyncPaginator
+    from .pagination import SyncPage as SyncPage
 
 _LAZY = {
     "Client": "client",

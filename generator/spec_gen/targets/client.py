@@ -226,7 +226,9 @@ def rate_limits(api: Api) -> tuple[tuple[int, float], ...]:
     return tuple((int(limits[k]), w) for k, w in windows.items() if k in limits)
 
 
-def render_client(target: Target, api: Api, known: set[str], api_key_env: str) -> dict[str, str]:
+def render_client(
+    target: Target, api: Api, known: set[str], api_key_env: str, testing: dict[str, Any]
+) -> dict[str, str]:
     """Every file of the client but models.py (the API layer's models, shared)."""
     pkg = target.package
     _, roots = namespaces(api)
@@ -252,6 +254,7 @@ def render_client(target: Target, api: Api, known: set[str], api_key_env: str) -
         "webhook": webhook,
         "delivery": delivery,
         "examples": root_examples(api, roots, views),
+        "testing": testing,
     }
     files = {
         "pyproject.toml": target.render(
@@ -265,6 +268,7 @@ def render_client(target: Target, api: Api, known: set[str], api_key_env: str) -
         f"{pkg}/client.py": target.render("client/client.py.j2", **ctx),
         f"{pkg}/resources/__init__.py": target.render("client/resources_init.py.j2", **ctx),
         "README.md": target.render("client/README.md.j2", **ctx),
+        f"{pkg}/testing.py": target.render("client/testing.py.j2", **ctx),
     }
     for root in roots:
         used: set[str] = set()
