@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cache import CACHE_DIR, remember_build, sha, tool_versions, unchanged_since_last_build
 from .config import Config
@@ -30,6 +30,13 @@ from .validate import (
     rule_findings,
     validate_bundle,
 )
+
+
+DOCS_PAGE = "docs.html"  # the reference page inside the server package
+
+
+if TYPE_CHECKING:
+    from .docsite import DocsSettings
 
 
 class SpecInvalid(Exception):
@@ -100,7 +107,7 @@ def _render(
     from .ir import build_ir
     from .targets import Target
     from .targets.client import render_client
-    from .targets.docs import render_docs
+    from .targets.docs import HTML_PAGE, render_docs
     from .targets.models import generate_models, model_names, models_document
     from .targets.server import render_server
 
@@ -129,12 +136,14 @@ def _render(
     files: dict[str, str] = {}
     for name, content in render_server(server, api).items():
         files[f"server/{name}"] = content
-    api_key_env = f"{prefix.upper().replace('-', '_')}_API_KEY"
+    api_key_env = api_key_env_name(config)
     testing = client_testing_context(config)
     for name, content in render_client(client, api, known, api_key_env, testing).items():
         files[f"client/{name}"] = content
-    for name, content in render_docs(server, api).items():
+    for name, content in render_docs(server, api, docs_settings(config)).items():
         files[f"docs/{name}"] = content
+    # the API layer carries the reference page as package data, for a server to serve at /docs
+    files[f"server/{config.server_package}/{DOCS_PAGE}"] = files[f"docs/{HTML_PAGE}"]
     models_source = models.result()
     missing = sorted(known - model_names(models_source))
     if missing:
@@ -156,6 +165,18 @@ def client_testing_context(config: Config) -> dict[str, Any]:
         "class_prefix": pascal(prefix),  # <Prefix>Server
         "env_prefix": f"{prefix.upper().replace('-', '_')}_",  # the server's settings variables
     }
+
+
+def api_key_env_name(config: Config) -> str:
+    """The environment variable the client (and the docs' examples) read the API key from."""
+    return f"{config.distribution_prefix.upper().replace('-', '_')}_API_KEY"
+
+
+def docs_settings(config: Config) -> DocsSettings:
+    """What the reference docs' examples need beyond the spec."""
+    from .docsite import DocsSettings
+
+    return DocsSettings(config.client_package, api_key_env_name(config), config.docs_example_origin)
 
 
 def format_python(files: dict[str, str]) -> dict[str, str]:

@@ -17,6 +17,8 @@ DEFAULTS: dict[str, Any] = {
     # the client's `testing` extra: the server command its fixtures run ("" = <prefix>-server)
     "client-testing-server": "",
     "client-testing-requires": ["pytest>=8"],
+    # where the reference docs' examples send their requests (a local server)
+    "docs-example-origin": "http://127.0.0.1:8000",
 }
 
 
@@ -31,6 +33,7 @@ class Config:
     distribution_prefix: str
     client_testing_server: str
     client_testing_requires: tuple[str, ...]
+    docs_example_origin: str
 
     def with_overrides(self, **overrides: Any) -> Config:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
@@ -76,4 +79,5 @@ def load_config(start: Path | None = None) -> Config:
         client_testing_server=settings["client-testing-server"]
         or f"{settings['distribution-prefix']}-server",
         client_testing_requires=tuple(settings["client-testing-requires"]),
+        docs_example_origin=str(settings["docs-example-origin"]),
     )

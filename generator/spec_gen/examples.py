@@ -3,13 +3,23 @@
 An explicit `example` / `examples` / `default` / `const` / first `enum` value wins; otherwise a
 value of the right type and format is made up (deterministically, so output stays stable).
 Only required properties are filled in request examples, all properties in response ones.
+A parameter's or media type's own `example` (OpenAPI's, next to `schema`) wins over its schema.
+
+`example_request` picks what an example call of an operation sends: every required
+parameter, and the optional ones whose example the spec gives explicitly (a made-up value
+for an optional filter would only narrow the answer). `curl_command` spells it for a shell.
 """
 
 from __future__ import annotations
 
+import json
+import shlex
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
-from .ir import Api, Operation, Param
+from .ir import MISSING, Api, Operation, Param
+from .naming import snake
 
 FORMATS: dict[str, Any] = {
     "email": "ada@example.com",
@@ -85,17 +95,141 @@ def example_value(api: Api, schema: Any, *, required_only: bool, depth: int = 0)
 
 
 def param_example(api: Api, p: Param) -> Any:
+    if p.example is not MISSING:
+        return p.example
     return example_value(api, p.schema, required_only=True)
 
 
 def request_example(api: Api, op: Operation) -> Any:
     if op.body is None:
         return None
+    if op.body.example is not MISSING:
+        return op.body.example
     return example_value(api, op.body.schema, required_only=True)
 
 
 def response_example(api: Api, op: Operation) -> Any:
-    model = op.success.model
-    if model is None:
+    success = op.success
+    if success.example is not MISSING:
+        return success.example
+    if success.model is None:
         return None
-    return example_value(api, {"$ref": f"#/components/schemas/{model}"}, required_only=False)
+    return example_value(
+        api, {"$ref": f"#/components/schemas/{success.model}"}, required_only=False
+    )
+
+
+def has_explicit_example(api: Api, p: Param) -> bool:
+    """The spec gives this parameter's example itself (not a default or a made-up value)."""
+    schema = _deref(api, p.schema)
+    return p.example is not MISSING or (
+        isinstance(schema, dict) and ("example" in schema or bool(schema.get("examples")))
+    )
+
+
+@dataclass(frozen=True)
+class ExampleRequest:
+    """What an example call of one operation sends."""
+
+    op: Operation
+    arguments: list[tuple[Param, Any]]  # path, query and header parameters, in spec order
+    body: Any  # MISSING when no body is sent
+
+    @property
+    def path(self) -> str:
+        """The full path with the path parameters filled in (percent-encoded)."""
+        path = self.op.full_path
+        for p, value in self.arguments:
+            if p.location == "path":
+                path = path.replace("{" + p.name + "}", quote(_wire(value), safe=""))
+        return path
+
+    @property
+    def query(self) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for p, value in self.arguments:
+            if p.location == "query":
+                values = value if isinstance(value, list) else [value]
+                out.extend((p.name, _wire(v)) for v in values)
+        return out
+
+    @property
+    def headers(self) -> list[tuple[str, str]]:
+        return [(p.name, _wire(v)) for p, v in self.arguments if p.location == "header"]
+
+    def url(self, origin: str) -> str:
+        query = "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in self.query)
+        return origin.rstrip("/") + self.path + (f"?{query}" if query else "")
+
+
+def example_request(api: Api, op: Operation) -> ExampleRequest:
+    arguments = [
+        (p, param_example(api, p))
+        for p in op.params
+        if not p.in_context
+        and p.location in ("path", "query", "header")
+        and (p.required or has_explicit_example(api, p))
+    ]
+    body: Any = MISSING
+    if op.body is not None and (op.body.required or op.body.example is not MISSING):
+        body = request_example(api, op)
+    return ExampleRequest(op, arguments, body)
+
+
+def _wire(value: Any) -> str:
+    """A parameter value as sent: booleans lowercase, objects as JSON."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+def credential_env(api: Api, op: Operation, api_key_env: str) -> str | None:
+    """The environment variable an example reads the operation's credential from.
+
+    The spec's default scheme reads `api_key_env`; an operation's own scheme reads
+    `<SCHEME>_TOKEN`. None for operations without security.
+    """
+    if not op.security or not op.security[0]:
+        return None
+    scheme_name = op.security[0][0]
+    default = bool(api.default_security) and scheme_name in api.default_security[0]
+    return api_key_env if default else token_env(scheme_name)
+
+
+def auth_header(api: Api, op: Operation, api_key_env: str) -> tuple[str, str] | None:
+    """The credential header an example sends, its value naming an environment variable."""
+    env = credential_env(api, op, api_key_env)
+    if env is None:
+        return None
+    scheme = api.security_schemes.get(op.security[0][0]) or {}
+    if scheme.get("type") == "apiKey" and scheme.get("in") == "header":
+        return str(scheme.get("name")), f"${env}"
+    if scheme.get("type") == "http" and str(scheme.get("scheme", "")).lower() == "basic":
+        return "Authorization", f"Basic ${env}"
+    return "Authorization", f"Bearer ${env}"
+
+
+def token_env(scheme_name: str) -> str:
+    """The environment variable an example reads an operation's own credential from."""
+    return snake(scheme_name).strip("_").upper() + "_TOKEN"
+
+
+def curl_command(api: Api, example: ExampleRequest, origin: str, api_key_env: str) -> str:
+    """A curl command sending the example request (credentials from environment variables)."""
+    op = example.op
+    first = ["curl", "-s"]
+    if op.method != "get":
+        first += ["-X", op.method.upper()]
+    lines = [" ".join(first + [shlex.quote(example.url(origin))])]
+    auth = auth_header(api, op, api_key_env)
+    if auth is not None:
+        lines.append(f'-H "{auth[0]}: {auth[1]}"')
+    for name, value in example.headers:
+        lines.append("-H " + shlex.quote(f"{name}: {value}"))
+    if example.body is not MISSING:
+        content_type = op.body.content_type if op.body else "application/json"
+        lines.append("-H " + shlex.quote(f"Content-Type: {content_type}"))
+        lines.append("-d " + shlex.quote(json.dumps(example.body, ensure_ascii=False)))
+    return " \\\n  ".join(lines)

@@ -55,6 +55,7 @@ class Param:
     schema: dict[str, Any]
     in_context: bool  # x-context: read by the request context, not passed to the handler
     extensions: dict[str, Any]
+    example: Any = MISSING  # the parameter's own `example` (or first of `examples`)
 
     @property
     def optional(self) -> bool:
@@ -80,6 +81,7 @@ class Body:
     content_type: str
     description: str
     schema: dict[str, Any]
+    example: Any = MISSING  # the media type's `example` (or first of `examples`)
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ class Response:
     headers: tuple[Header, ...]
     component: str | None  # name under components/responses when referenced
     extensions: dict[str, Any]
+    example: Any = MISSING  # the media type's `example` (or first of `examples`)
 
     @property
     def is_success(self) -> bool:
@@ -323,6 +326,7 @@ class _Builder:
             schema=schema,
             in_context=bool(node.get("x-context", False)),
             extensions=_extensions(node),
+            example=_example(node),
         )
 
     def headers(self, node: dict[str, Any], owner: str) -> tuple[Header, ...]:
@@ -354,6 +358,7 @@ class _Builder:
             content_type=content_type,
             description=str(node.get("description", "")),
             schema=self.deref(schema),
+            example=_example(media),
         )
 
     def responses(self, node: dict[str, Any], op_name: str) -> list[Response]:
@@ -382,6 +387,7 @@ class _Builder:
                     headers=self.headers(response.get("headers") or {}, op_name + str(status)),
                     component=component,
                     extensions=_extensions(response),
+                    example=MISSING if media is None else _example(media),
                 )
             )
         return out
@@ -473,6 +479,18 @@ class _Builder:
             body=self.body(raw.get("requestBody"), op_name),
             responses=self.responses(raw.get("responses") or {}, op_name),
         )
+
+
+def _example(node: dict[str, Any]) -> Any:
+    """A parameter's or media type's `example`, else the value of its first `examples` entry."""
+    if "example" in node:
+        return node["example"]
+    examples = node.get("examples")
+    if isinstance(examples, dict):
+        for entry in examples.values():
+            if isinstance(entry, dict) and "value" in entry:
+                return entry["value"]
+    return MISSING
 
 
 def _is_primitive(schema: dict[str, Any]) -> bool:

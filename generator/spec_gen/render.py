@@ -124,7 +124,8 @@ def environment(templates: Path) -> Any:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
-        autoescape=False,
+        # HTML templates escape every value (markupsafe.Markup passes through); the rest are code
+        autoescape=lambda name: bool(name and name.endswith(".html.j2")),
     )
     env.filters.update(
         pyrepr=pyrepr,

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from importlib.resources import files
 
 from fastapi import FastAPI
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from outreach_api import API_TITLE, API_VERSION, create_api_router
 
 from .context import Authenticator
@@ -29,6 +29,8 @@ from .services import Services
 from .settings import Settings
 
 OPENAPI_JSON = files("outreach_api").joinpath("openapi.json").read_bytes()
+# the reference page spec-gen renders (generated/docs/index.html), shipped in the API package
+DOCS_HTML = files("outreach_api").joinpath("docs.html").read_bytes()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -75,6 +77,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def openapi_document() -> Response:
         """The bundled hand-written spec (not FastAPI's reconstruction of it)."""
         return Response(OPENAPI_JSON, media_type="application/json")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs_page() -> Response:
+        """The reference docs: one self-contained page (its own CSS and JS, nothing fetched)."""
+        return HTMLResponse(DOCS_HTML)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

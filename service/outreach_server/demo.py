@@ -2,7 +2,9 @@
 
 The first run also adds a custom column (with values), a companies list with two
 companies, two enrolments in sequence 1 and a withheld LinkedIn URL whose photo is
-allow-listed.
+allow-listed. Every run also makes sure the objects the reference docs' examples name
+exist (demo_examples.py: a prospects list, a mailbox, a form, a survey with a trigger, a
+waterfall config, a webhook, credits, the app-platform preview flag).
 
 Running it again reuses the organisation and its list and issues fresh keys (tokens are
 never stored, so earlier ones cannot be shown again).
@@ -20,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from .contact_columns import normalise_linkedin_url
 from .contacts_tables import companies, custom_columns, profile_photos, sequence_enrollments
 from .db import contacts, lists, organizations
+from .demo_examples import ensure_example_objects
 from .services import Services
 
 DEMO_ORG = "Demo organisation"
@@ -159,6 +162,7 @@ async def _demo_extras(connection: AsyncConnection, org_id: int, list_id: int, n
 
 async def seed_demo(services: Services) -> dict[str, Any]:
     org_id, list_id = await _demo_org_and_list(services)
+    await ensure_example_objects(services, org_id, list_id)
     keys = {}
     for mode in ("live", "test"):
         _, token = await services.keys.create(
