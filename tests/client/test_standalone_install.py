@@ -3,6 +3,7 @@ pydantic only, imports, and type-checks its users' calls (py.typed)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import venv
 from pathlib import Path
@@ -28,6 +29,8 @@ ALLOWED = {
 
 
 def test_the_client_installs_alone_with_httpx_and_pydantic_only(tmp_path: Path) -> None:
+    source = tmp_path / "client"  # a copy: building in place would leave build/ in generated/
+    shutil.copytree(REPO / "generated" / "client", source)
     env = tmp_path / "venv"
     venv.create(env, with_pip=True)
     python = str(env / "bin" / "python")
