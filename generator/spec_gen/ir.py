@@ -406,7 +406,7 @@ class _Builder:
         operations: list[Operation] = []
         for path, item in (doc.get("paths") or {}).items():
             item = self.deref(item)
-            prefix = (
+            item_prefix = (
                 _server(item["servers"][0]).prefix if item.get("servers") else servers[0].prefix
             )
             shared = [self.deref(p) for p in item.get("parameters") or []]
@@ -414,8 +414,8 @@ class _Builder:
                 if method not in item:
                     continue
                 raw = item[method]
-                if raw.get("servers"):
-                    prefix = _server(raw["servers"][0]).prefix
+                # an operation's own servers apply to it alone, not to the methods after it
+                prefix = _server(raw["servers"][0]).prefix if raw.get("servers") else item_prefix
                 op_id = str(raw.get("operationId") or snake(f"{method} {path}"))
                 op_name = pascal(op_id)
                 own = [self.deref(p) for p in raw.get("parameters") or []]

@@ -42,7 +42,7 @@ def operation_matcher() -> Callable[[str, str], str | None]:
     """(method, path) -> the operationId it reaches."""
     table = [
         (op.method, re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", op.path) + "$"), op.operation_id)
-        for op in OPERATIONS.values()
+        for op in sorted(OPERATIONS.values(), key=lambda op: op.path.count("{"))  # literals first
     ]
 
     def match(method: str, path: str) -> str | None:
@@ -86,9 +86,9 @@ async def exercise(server: OutreachServer, client: Any, other: Any, run: Adapter
     first, second = contacts[0].id, contacts[1].id
 
     # suppressions
-    assert (await run(client.suppressions.status(contact_id=first))).suppressed is False
+    assert (await run(client.suppressions.status(contact_id=first))).channels == []
     await run(client.suppressions.suppress(contact_id=first))
-    assert (await run(client.suppressions.status(contact_id=first))).suppressed is True
+    assert (await run(client.suppressions.status(contact_id=first))).channels != []
     added = await run(client.suppressions.bulk_add(body={"contact_ids": [second]}))
     assert added.model_dump()
     ledger = await run.all(client.suppressions.list(limit=1))
@@ -96,7 +96,7 @@ async def exercise(server: OutreachServer, client: Any, other: Any, run: Adapter
     await run(client.suppressions.unsuppress(contact_id=first))
     reinstated = await run(client.suppressions.reinstate(body={"contact_ids": [second]}))
     assert reinstated.model_dump()
-    assert (await run(client.suppressions.status(contact_id=second))).suppressed is False
+    assert (await run(client.suppressions.status(contact_id=second))).channels == []
 
     # contacts
     created = await run(
@@ -108,11 +108,11 @@ async def exercise(server: OutreachServer, client: Any, other: Any, run: Adapter
     fetched = await run.all(client.contacts.fetch(body={"columns": ["email"]}, limit=2))
     assert created.id in {row.id for row in fetched}
     stats = await run(client.contacts.dashboard_stats())
-    assert stats.total >= 6
+    assert (stats.model_extra or {}).get("total", 0) >= 6
     values = await run(client.contacts.column_values(body={"list_id": list_id, "record_id": first}))
-    assert values.model_dump()
+    assert values is not None
     pictures = await run(client.contacts.profile_pictures(body={"linkedin_urls": [DEMO_LINKEDIN]}))
-    assert pictures.model_dump()
+    assert DEMO_LINKEDIN in pictures.root
     updated = await run(client.contacts.bulk_update(body=[{"id": first, "job_title": "Engineer"}]))
     assert (updated.updated, updated.failed, updated.errors) == (1, 0, [])
     assert (await run(client.contacts.get(contact_id=first))).job_title == "Engineer"
@@ -214,6 +214,7 @@ async def exercise(server: OutreachServer, client: Any, other: Any, run: Adapter
     server.admin("enable-flag", "--org-id", org, "M6_APP_TOKENS_ENABLED")
     app = server.admin("create-app", "--name", f"app {run.is_async}")["app_id"]
     server.admin("install-app", "--org-id", org, "--app-id", app, "--consent")
+    server.admin("create-signing-key")
     credential = server.admin("create-app-credential", "--org-id", org, "--app-id", app)
     minted = await run(
         client.app_platform.service_token(

@@ -91,7 +91,7 @@ def test_the_client_fixture_talks_to_the_server(
 ) -> None:
     assert outreach_client.api_key == outreach_server.api_key
     events = outreach_client.webhooks.events.list()
-    assert "person.enriched" in {e.event.value for e in events.data}
+    assert "person.enriched" in {e.event.value for e in events}
 
 
 def test_the_receiver_gets_a_signed_delivery(outreach_server: OutreachServer) -> None:

@@ -164,7 +164,9 @@ class Pacer:
     """Client-side pacing: reserves send times so that no window of `RATE_LIMITS` is exceeded.
 
     One pacer per API key per process (`Pacer.for_key`), shared by every client using the key,
-    sync or async; `reserve()` answers how long to wait before sending.
+    sync or async. `reserve()` answers a slot and how long to wait before sending; `done(slot)`
+    moves the slot to when the answer came back, since the server counted the request at some
+    moment before answering (so the windows are measured from a time no earlier than its own).
     """
 
     _registry: dict[str, Pacer] = {}
@@ -172,7 +174,7 @@ class Pacer:
 
     def __init__(self, limits: tuple[tuple[int, float], ...] = RATE_LIMITS) -> None:
         self.limits = limits
-        self._sent: deque[float] = deque(maxlen=max((n for n, _ in limits), default=1))
+        self._sent: deque[list[float]] = deque(maxlen=max((n for n, _ in limits), default=1))
         self._lock = threading.Lock()
 
     @classmethod
@@ -183,15 +185,20 @@ class Pacer:
                 cls._registry[name] = cls()
             return cls._registry[name]
 
-    def reserve(self) -> float:
+    def reserve(self) -> tuple[list[float], float]:
         with self._lock:
             now = time.monotonic()
             at = now
             for count, window in self.limits:
                 if len(self._sent) >= count:
-                    at = max(at, self._sent[-count] + window)
-            self._sent.append(at)
-            return at - now
+                    at = max(at, self._sent[-count][0] + window)
+            slot = [at]
+            self._sent.append(slot)
+            return slot, at - now
+
+    def done(self, slot: list[float]) -> None:
+        with self._lock:
+            slot[0] = max(slot[0], time.monotonic())
 
 
 def retry_after(response: httpx.Response) -> float | None:
@@ -305,8 +312,12 @@ class _RequestBuilder:
     def _retries_for(self, request: Request) -> int:
         return self.max_retries if (request.retry_safe or self.retry_unsafe) else 0
 
-    def _pace(self) -> float:
-        return self._pacer.reserve() if self._pacer is not None else 0.0
+    def _pace(self) -> tuple[list[float] | None, float]:
+        return self._pacer.reserve() if self._pacer is not None else (None, 0.0)
+
+    def _paced(self, slot: list[float] | None) -> None:
+        if slot is not None and self._pacer is not None:
+            self._pacer.done(slot)
 
     @staticmethod
     def _finish(response: httpx.Response, parser: Callable[[httpx.Response], T], retries: int) -> T:
@@ -338,7 +349,7 @@ class SyncAPIClient(_RequestBuilder):
         retries = self._retries_for(request)
         attempt = 0
         while True:
-            wait = self._pace()
+            slot, wait = self._pace()
             if wait > 0:
                 time.sleep(wait)
             try:
@@ -346,10 +357,12 @@ class SyncAPIClient(_RequestBuilder):
                     method, url, params=params, headers=headers, content=content
                 )
             except httpx.TransportError as exc:
+                self._paced(slot)
                 delay = retry_delay(attempt, None) if attempt < retries else None
                 if delay is None:
                     raise _transport_error(exc) from exc
             else:
+                self._paced(slot)
                 if response.status_code < 400:
                     return self._finish(response, parser, attempt)
                 delay = (
@@ -386,7 +399,7 @@ class AsyncAPIClient(_RequestBuilder):
         retries = self._retries_for(request)
         attempt = 0
         while True:
-            wait = self._pace()
+            slot, wait = self._pace()
             if wait > 0:
                 await asyncio.sleep(wait)
             try:
@@ -394,10 +407,12 @@ class AsyncAPIClient(_RequestBuilder):
                     method, url, params=params, headers=headers, content=content
                 )
             except httpx.TransportError as exc:
+                self._paced(slot)
                 delay = retry_delay(attempt, None) if attempt < retries else None
                 if delay is None:
                     raise _transport_error(exc) from exc
             else:
+                self._paced(slot)
                 if response.status_code < 400:
                     return self._finish(response, parser, attempt)
                 delay = (

@@ -28,6 +28,7 @@ Fixtures: `outreach_server` (one server per session), `outreach_server_env` (ses
 `start_outreach_server(directory)` is a context manager yielding the same `OutreachServer`.
 """
 
+import base64
 import contextlib
 import json
 import os
@@ -232,17 +233,17 @@ class OutreachServer:
         """Run `<server> admin ARGS` against this server's database; its JSON answer."""
         return run_admin(self.command, args, self.database_url, self.env)
 
-    def client(self, **options: Any) -> Client:
+    def client(self, **options: Any) -> "Client":
         """A client of this server with the live key; `options` go to `Client`."""
         from .client import Client
 
-        return Client(api_key=self.api_key, base_url=self.base_url, **options)
+        return Client(**{"api_key": self.api_key, "base_url": self.base_url, **options})
 
-    def async_client(self, **options: Any) -> AsyncClient:
+    def async_client(self, **options: Any) -> "AsyncClient":
         """An `AsyncClient` of this server with the live key; `options` go to `AsyncClient`."""
         from .client import AsyncClient
 
-        return AsyncClient(api_key=self.api_key, base_url=self.base_url, **options)
+        return AsyncClient(**{"api_key": self.api_key, "base_url": self.base_url, **options})
 
     def log_tail(self, lines: int = 40) -> str:
         return _tail(self.log_path, lines)
@@ -268,6 +269,8 @@ def _server_env(
     """This process's environment without its own server settings, plus the test settings."""
     out = {k: v for k, v in os.environ.items() if not k.startswith(SETTINGS_PREFIX)}
     out[SETTINGS_PREFIX + "DNS_FIXED"] = FIXED_DNS
+    # a fresh server key (Fernet format) for secrets at rest and app-token signing keys
+    out[SETTINGS_PREFIX + "SECRET_KEY"] = base64.urlsafe_b64encode(os.urandom(32)).decode()
     if rate_limits is not None:
         out[SETTINGS_PREFIX + "RATE_LIMIT_PER_SECOND"] = str(rate_limits[0])
         out[SETTINGS_PREFIX + "RATE_LIMIT_PER_MINUTE"] = str(rate_limits[1])
