@@ -31,7 +31,6 @@ from .validate import (
     validate_bundle,
 )
 
-
 DOCS_PAGE = "docs.html"  # the reference page inside the server package
 
 

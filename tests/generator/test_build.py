@@ -60,10 +60,19 @@ def test_one_line_spec_edit_gives_a_small_diff(project: Path) -> None:
         "server/petstore_api/interfaces/pets.py",
         "server/petstore_api/openapi.json",
         "client/petstore_client/client.py",
+        "client/petstore_client/resources/pets.py",
+        "client/README.md",
         "docs/pets.md",
         "docs/README.md",
+        # the reference page, also in the server package
+        "docs/index.html",
+        "server/petstore_api/docs.html",
     }
-    assert all(c.added <= 2 and c.removed <= 2 for c in found), found
+    # the page names an operation's summary in its sidebar, overview, heading and search index
+    limit = {"docs/index.html": 4, "server/petstore_api/docs.html": 4}
+    assert all(
+        c.added <= limit.get(c.path, 2) and c.removed <= limit.get(c.path, 2) for c in found
+    ), found
     assert lines[-1].endswith(f"0 added, {len(found)} changed, 0 removed")
 
 

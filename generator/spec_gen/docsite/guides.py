@@ -20,10 +20,10 @@ from .model import (
     Text,
     call_expression,
     client_error,
+    py_literal,
     python_call,
     python_client_setup,
     python_example,
-    py_literal,
     schema_blocks,
     status_text,
 )
@@ -446,7 +446,9 @@ def webhooks(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) -> Gu
         groups: dict[str, list[str]] = {}
         for kind in kinds:
             groups.setdefault(str(kind).split(".")[0], []).append(f"`{kind}`")
-        rows: list[tuple[str, ...]] = [(f"`{group}`", ", ".join(names)) for group, names in groups.items()]
+        rows: list[tuple[str, ...]] = [
+            (f"`{group}`", ", ".join(names)) for group, names in groups.items()
+        ]
         blocks.append(Table(("Group", "Events"), rows))
     if delivery:
         blocks.append(Heading("Delivery"))

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from markupsafe import Markup
 
-_CODE = re.compile(r"(`+)(.+?)\1", re.S)
+_CODE = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 _LINK = re.compile(r"\[((?:[^\]`]|`[^`]*`)+)\]\(([^)\s]+)\)")
-_BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
+_BOLD = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
 _EM = re.compile(r"(?<![\w*])\*(?!\s)([^*]+?)(?<!\s)\*(?![\w*])")
 
 
@@ -51,16 +50,6 @@ class Anchors:
         return ref
 
 
-def _outside_code(text: str, convert: Callable[[str], str], code: Callable[[str], str]) -> str:
-    out, last = [], 0
-    for match in _CODE.finditer(text):
-        out.append(convert(text[last : match.start()]))
-        out.append(code(match.group(2)))
-        last = match.end()
-    out.append(convert(text[last:]))
-    return "".join(out)
-
-
 def md_text(text: str, anchors: Anchors, depth: int) -> str:
     """Markdown with the docs references resolved for a page `depth` folders deep."""
     return _LINK.sub(lambda m: f"[{m.group(1)}]({anchors.markdown(m.group(2), depth)})", text)
@@ -73,24 +62,23 @@ def md_cell(text: str, anchors: Anchors, depth: int) -> str:
 
 
 def _inline_html(text: str) -> str:
-    """Links first (their labels may hold code spans), then code spans, then emphasis."""
+    """Code spans are set aside first (nothing inside them is markup), then links and emphasis."""
+    spans: list[str] = []
 
-    def convert(part: str) -> str:
-        part = html.escape(part, quote=True)
-        part = _BOLD.sub(r"<strong>\1</strong>", part)
-        return _EM.sub(r"<em>\1</em>", part)
+    def hold(match: re.Match[str]) -> str:
+        spans.append(f"<code>{html.escape(match.group(2))}</code>")
+        return f"\x00{len(spans) - 1}\x00"
 
-    def plain(part: str) -> str:
-        return _outside_code(part, convert, lambda code: f"<code>{html.escape(code)}</code>")
+    out = html.escape(_CODE.sub(hold, text), quote=True)
 
-    out, last = [], 0
-    for match in _LINK.finditer(text):
-        out.append(plain(text[last : match.start()]))
-        href = html.escape(Anchors.html(match.group(2)), quote=True)
-        out.append(f'<a href="{href}">{plain(match.group(1))}</a>')
-        last = match.end()
-    out.append(plain(text[last:]))
-    return "".join(out)
+    def link(match: re.Match[str]) -> str:
+        href = html.escape(Anchors.html(html.unescape(match.group(2))), quote=True)
+        return f'<a href="{href}">{match.group(1)}</a>'
+
+    out = _LINK.sub(link, out)
+    out = _BOLD.sub(r"<strong>\1</strong>", out)
+    out = _EM.sub(r"<em>\1</em>", out)
+    return re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], out)
 
 
 def html_text(text: str) -> Markup:

@@ -88,7 +88,7 @@ class OperationDoc:
     def search(self) -> str:
         """What the HTML page's search box matches: path, summary and operationId."""
         op = self.op
-        return " ".join([op.method, op.full_path, op.summary, op.operation_id]).lower()
+        return f"{op.method} {op.full_path} {op.summary} {op.operation_id}".lower()
 
     @property
     def examples(self) -> list[Code]:

@@ -84,8 +84,9 @@ def type_text(api: Api, node: Any) -> str:
     kinds = _types(schema)
     nullable = "null" in kinds
     kinds = [k for k in kinds if k != "null"]
-    if not kinds and "enum" in schema:
-        kinds = ["string"]
+    if not kinds and ("enum" in schema or "const" in schema):
+        values = schema.get("enum") or [schema.get("const")]
+        kinds = list(dict.fromkeys(_json_type(v) for v in values))
     if not kinds and "properties" in schema:
         kinds = ["object"]
     words = []
@@ -107,6 +108,20 @@ def type_text(api: Api, node: Any) -> str:
     return text + " or null" if nullable else text
 
 
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "object"
+    return "array" if isinstance(value, list) else "string"
+
+
 def _literal(value: Any) -> str:
     return "`" + json.dumps(value, ensure_ascii=False) + "`"
 
@@ -114,6 +129,8 @@ def _literal(value: Any) -> str:
 def notes(schema: dict[str, Any]) -> str:
     """Enum values, default and bounds of a schema, as a sentence or two."""
     parts = []
+    if "const" in schema:
+        parts.append(f"Always {_literal(schema['const'])}.")
     if schema.get("enum"):
         parts.append(
             "One of: " + ", ".join(_literal(v) for v in schema["enum"] if v is not None) + "."
