@@ -11,4 +11,5 @@ demo=$(outreach-server admin seed-demo)
 echo "demo: $demo"
 live_key=$(python -c 'import json,sys; print(json.loads(sys.argv[1])["live_key"])' "$demo")
 echo "try:  curl -s -H 'Authorization: Bearer $live_key' http://127.0.0.1:8000/v1/api-keys"
+echo "docs: http://127.0.0.1:8000/docs (examples read the key: export OUTREACH_API_KEY=$live_key)"
 exec outreach-server serve "$@"

@@ -176,6 +176,41 @@ def example_request(api: Api, op: Operation) -> ExampleRequest:
     return ExampleRequest(op, arguments, body)
 
 
+def literal(value: Any, *, python: bool = False, indent: int = 0, width: int = 76) -> str:
+    """A JSON value as JSON (or as a Python literal), broken over lines when too long.
+
+    Continuation lines are indented for a literal that starts `indent` columns in.
+    """
+    flat = _flat(value, python)
+    if not isinstance(value, (dict, list)) or not value or indent + len(flat) <= width:
+        return flat
+    inner = indent + (4 if python else 2)
+    if isinstance(value, dict):
+        items = [
+            f"{_flat(str(k), python)}: {literal(v, python=python, indent=inner, width=width)}"
+            for k, v in value.items()
+        ]
+        opening, closing = "{", "}"
+    else:
+        items = [literal(v, python=python, indent=inner, width=width) for v in value]
+        opening, closing = "[", "]"
+    lines = ",\n".join(" " * inner + item for item in items)
+    return f"{opening}\n{lines}{',' if python else ''}\n{' ' * indent}{closing}"
+
+
+def _flat(value: Any, python: bool) -> str:
+    if not python:
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        inner = ", ".join(f"{_flat(str(k), True)}: {_flat(v, True)}" for k, v in value.items())
+        return "{" + inner + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_flat(v, True) for v in value) + "]"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # double quotes, as ruff formats them
+    return repr(value)
+
+
 def _wire(value: Any) -> str:
     """A parameter value as sent: booleans lowercase, objects as JSON."""
     if isinstance(value, bool):
@@ -231,5 +266,5 @@ def curl_command(api: Api, example: ExampleRequest, origin: str, api_key_env: st
     if example.body is not MISSING:
         content_type = op.body.content_type if op.body else "application/json"
         lines.append("-H " + shlex.quote(f"Content-Type: {content_type}"))
-        lines.append("-d " + shlex.quote(json.dumps(example.body, ensure_ascii=False)))
+        lines.append("-d " + shlex.quote(literal(example.body, indent=2)))
     return " \\\n  ".join(lines)

@@ -13,6 +13,7 @@ from ..examples import (
     credential_env,
     curl_command,
     example_request,
+    literal,
     response_example,
     token_env,
 )
@@ -292,27 +293,14 @@ def call_expression(op: Operation, arguments: list[str]) -> str:
     """`client.<namespace>.<method>(arguments)`, one argument a line when long."""
     call = f"client.{'.'.join(op.client_namespace)}.{op.client_method}"
     one_line = f"{call}({', '.join(arguments)})"
-    if len(one_line) > 80 and arguments:
+    if arguments and (len(one_line) > 80 or "\n" in one_line):
         return call + "(\n" + "".join(f"    {a},\n" for a in arguments) + ")"
     return one_line
 
 
-def py_literal(value: Any) -> str:
+def py_literal(value: Any, indent: int = 0) -> str:
     """A Python literal for a JSON value, strings in double quotes (as ruff would format them)."""
-    if isinstance(value, bool) or value is None:
-        return repr(value)
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(py_literal(v) for v in value) + "]"
-    if isinstance(value, dict):
-        items = (
-            f"{json.dumps(str(k), ensure_ascii=False)}: {py_literal(v)}" for k, v in value.items()
-        )
-        return "{" + ", ".join(items) + "}"
-    return repr(value)
+    return literal(value, python=True, indent=indent)
 
 
 def python_call(op: Operation, view: ClientOp, arguments: list[str]) -> str:
@@ -338,11 +326,11 @@ def python_example(
     api: Api, example: ExampleRequest, view: ClientOp, settings: DocsSettings
 ) -> str:
     op = example.op
-    arguments = [f"{p.py_name}={py_literal(value)}" for p, value in example.arguments]
+    arguments = [f"{p.py_name}={py_literal(value, 4)}" for p, value in example.arguments]
     if view.token_param and op.security:
         arguments.append(f'{view.token_param}=os.environ["{token_env(op.security[0][0])}"]')
     if example.body is not MISSING:
-        arguments.append(f"body={py_literal(example.body)}")
+        arguments.append(f"body={py_literal(example.body, 4)}")
     return python_client_setup(api, settings) + "\n" + python_call(op, view, arguments) + "\n"
 
 
