@@ -81,8 +81,13 @@ class ClientOp:
         return f"{body.model} | {plain}{optional}"
 
     @property
-    def signature_has_keywords(self) -> bool:
-        return bool(self.op.params or self.op.body or self.token_param)
+    def path_params(self) -> list[Param]:
+        """Positional or keyword: `client.webhooks.get("wh_1")` reads like the URL."""
+        return [p for p in self.params if p.location == "path" and p.required]
+
+    @property
+    def keyword_params(self) -> list[Param]:
+        return [p for p in self.params if p not in self.path_params]
 
 
 def namespaces(api: Api) -> tuple[list[Namespace], list[Namespace]]:

@@ -581,8 +581,8 @@ class ContactsResource:
 
     def get(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
     ) -> ContactRecord:
         """Get a contact
@@ -1016,8 +1016,8 @@ class AsyncContactsResource:
 
     async def get(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
     ) -> ContactRecord:
         """Get a contact

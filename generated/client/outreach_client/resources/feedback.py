@@ -26,9 +26,9 @@ class FeedbackSurveysTriggersResource:
 
     def delete(
         self,
-        *,
         survey_id: str,
         trigger_id: str,
+        *,
         x_target_org_id: str | None = None,
     ) -> SurveyTriggerDeletionResult:
         """Delete a survey trigger
@@ -61,9 +61,9 @@ class AsyncFeedbackSurveysTriggersResource:
 
     async def delete(
         self,
-        *,
         survey_id: str,
         trigger_id: str,
+        *,
         x_target_org_id: str | None = None,
     ) -> SurveyTriggerDeletionResult:
         """Delete a survey trigger

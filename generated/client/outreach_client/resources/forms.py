@@ -25,8 +25,8 @@ class FormsResource:
 
     def get_overview(
         self,
-        *,
         form_key: str,
+        *,
         source_id: str,
         x_target_org_id: str | None = None,
     ) -> FormOverview:
@@ -62,8 +62,8 @@ class AsyncFormsResource:
 
     async def get_overview(
         self,
-        *,
         form_key: str,
+        *,
         source_id: str,
         x_target_org_id: str | None = None,
     ) -> FormOverview:

@@ -28,8 +28,8 @@ class SignaturesMailboxesResource:
 
     def push(
         self,
-        *,
         mailbox_id: int,
+        *,
         x_target_org_id: str | None = None,
         body: SignaturePushRequest | Mapping[str, Any],
     ) -> DeploymentOutcome:
@@ -63,8 +63,8 @@ class AsyncSignaturesMailboxesResource:
 
     async def push(
         self,
-        *,
         mailbox_id: int,
+        *,
         x_target_org_id: str | None = None,
         body: SignaturePushRequest | Mapping[str, Any],
     ) -> DeploymentOutcome:

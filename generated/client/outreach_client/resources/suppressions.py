@@ -46,8 +46,8 @@ class SuppressionsResource:
 
     def status(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
     ) -> SuppressionStatus:
         """Get a contact's suppression status
@@ -113,8 +113,8 @@ class SuppressionsResource:
 
     def suppress(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
         body: SuppressContactRequest | Mapping[str, Any] | None = None,
     ) -> SuppressActionResult:
@@ -141,8 +141,8 @@ class SuppressionsResource:
 
     def unsuppress(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
         body: SuppressContactRequest | Mapping[str, Any] | None = None,
     ) -> UnsuppressActionResult:
@@ -231,8 +231,8 @@ class AsyncSuppressionsResource:
 
     async def status(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
     ) -> SuppressionStatus:
         """Get a contact's suppression status
@@ -298,8 +298,8 @@ class AsyncSuppressionsResource:
 
     async def suppress(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
         body: SuppressContactRequest | Mapping[str, Any] | None = None,
     ) -> SuppressActionResult:
@@ -326,8 +326,8 @@ class AsyncSuppressionsResource:
 
     async def unsuppress(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
         body: SuppressContactRequest | Mapping[str, Any] | None = None,
     ) -> UnsuppressActionResult:

@@ -117,8 +117,8 @@ class WebhooksDeliveriesResource:
 
     def list(
         self,
-        *,
         webhook_id: str,
+        *,
         page: int | None = None,
         limit: int | None = None,
         status: DeliveryStatus | None = None,
@@ -165,8 +165,8 @@ class AsyncWebhooksDeliveriesResource:
 
     def list(
         self,
-        *,
         webhook_id: str,
+        *,
         page: int | None = None,
         limit: int | None = None,
         status: DeliveryStatus | None = None,
@@ -291,8 +291,8 @@ class WebhooksResource:
 
     def get(
         self,
-        *,
         webhook_id: str,
+        *,
         x_target_org_id: str | None = None,
     ) -> Webhook:
         """Get a webhook
@@ -315,8 +315,8 @@ class WebhooksResource:
 
     def delete(
         self,
-        *,
         webhook_id: str,
+        *,
         x_target_org_id: str | None = None,
     ) -> None:
         """Delete a webhook
@@ -339,8 +339,8 @@ class WebhooksResource:
 
     def update(
         self,
-        *,
         webhook_id: str,
+        *,
         x_target_org_id: str | None = None,
         body: WebhookUpdateRequest | Mapping[str, Any],
     ) -> Webhook:
@@ -439,8 +439,8 @@ class AsyncWebhooksResource:
 
     async def get(
         self,
-        *,
         webhook_id: str,
+        *,
         x_target_org_id: str | None = None,
     ) -> Webhook:
         """Get a webhook
@@ -463,8 +463,8 @@ class AsyncWebhooksResource:
 
     async def delete(
         self,
-        *,
         webhook_id: str,
+        *,
         x_target_org_id: str | None = None,
     ) -> None:
         """Delete a webhook
@@ -487,8 +487,8 @@ class AsyncWebhooksResource:
 
     async def update(
         self,
-        *,
         webhook_id: str,
+        *,
         x_target_org_id: str | None = None,
         body: WebhookUpdateRequest | Mapping[str, Any],
     ) -> Webhook:
