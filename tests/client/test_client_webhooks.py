@@ -73,7 +73,7 @@ def test_deliveries_paginate_over_more_than_two_pages(
         first = client.webhooks.deliveries.list(webhook_id=hook.id, limit=1)
         assert isinstance(first, SyncPage) and len(first.data) == 1 and first.has_next_page()
         pages = list(first.iter_pages())
-        everything = list(client.webhooks.deliveries.list(hook.id, limit=1)  # positional, like the URL)
+        everything = list(client.webhooks.deliveries.list(hook.id, limit=1))  # positional id
     assert len(pages) >= 3
     assert len(everything) >= EVENTS
     assert len({d.id for d in everything}) == len(everything)  # no item twice across pages
