@@ -38,6 +38,11 @@ class FeedbackSurveysTriggersResource:
 
         Deletes an automated-send trigger, scoped to its parent survey. Answers 200 with the
         deletion result. Tier write (provisional).
+
+        Args:
+            survey_id: Survey id (UUID).
+            trigger_id: Trigger id, scoped to its parent survey.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -73,6 +78,11 @@ class AsyncFeedbackSurveysTriggersResource:
 
         Deletes an automated-send trigger, scoped to its parent survey. Answers 200 with the
         deletion result. Tier write (provisional).
+
+        Args:
+            survey_id: Survey id (UUID).
+            trigger_id: Trigger id, scoped to its parent survey.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(

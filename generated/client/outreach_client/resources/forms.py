@@ -38,6 +38,11 @@ class FormsResource:
         Operational overview of one form. A form id is unique only within its source, so
         source_id is required. Route-editing and permission blocks are omitted. Tier read
         (provisional).
+
+        Args:
+            form_key: HTML tag id or group key of the form.
+            source_id: Source of the form; a form id is unique only within its source.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -75,6 +80,11 @@ class AsyncFormsResource:
         Operational overview of one form. A form id is unique only within its source, so
         source_id is required. Route-editing and permission blocks are omitted. Tier read
         (provisional).
+
+        Args:
+            form_key: HTML tag id or group key of the form.
+            source_id: Source of the form; a form id is unique only within its source.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(

@@ -57,6 +57,10 @@ class SuppressionsResource:
 
         Suppression status of one contact (which channels are suppressed). Reads the same ledger
         as the send paths.
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -88,6 +92,13 @@ class SuppressionsResource:
         /contacts/{contact_id}.
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            channel: Only rows of this channel.
+            category: Only rows of this category.
+            limit: Rows to return (suppression listing, 1 to 500).
+            offset: Rows to skip.
+            x_target_org_id: Names the organization the request targets.
+
         """
         return paginate(
             self._client,
@@ -125,6 +136,11 @@ class SuppressionsResource:
 
         Records an active suppression for the contact, channel all, category org_initiated;
         every send path honours it. The body is optional (default empty object).
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
+            body: SuppressContactRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -153,6 +169,11 @@ class SuppressionsResource:
 
         Clears the contact's active org_initiated suppression. Active contact_initiated and
         system suppressions are never cleared by this call. Same optional body as suppress.
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
+            body: SuppressContactRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -180,6 +201,10 @@ class SuppressionsResource:
 
         Suppresses the contacts named by explicit primary keys. Rows already active are left
         untouched (idempotent).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: BulkSuppressRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -208,6 +233,10 @@ class SuppressionsResource:
         Reinstates contacts whose active suppression is org_initiated and operator_reversible. A
         contact with only contact_initiated or system suppressions active is left unchanged,
         skipped and reported in the response.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ReinstateSuppressionsRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -242,6 +271,10 @@ class AsyncSuppressionsResource:
 
         Suppression status of one contact (which channels are suppressed). Reads the same ledger
         as the send paths.
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -273,6 +306,13 @@ class AsyncSuppressionsResource:
         /contacts/{contact_id}.
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            channel: Only rows of this channel.
+            category: Only rows of this category.
+            limit: Rows to return (suppression listing, 1 to 500).
+            offset: Rows to skip.
+            x_target_org_id: Names the organization the request targets.
+
         """
         return async_paginator(
             self._client,
@@ -310,6 +350,11 @@ class AsyncSuppressionsResource:
 
         Records an active suppression for the contact, channel all, category org_initiated;
         every send path honours it. The body is optional (default empty object).
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
+            body: SuppressContactRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -338,6 +383,11 @@ class AsyncSuppressionsResource:
 
         Clears the contact's active org_initiated suppression. Active contact_initiated and
         system suppressions are never cleared by this call. Same optional body as suppress.
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
+            body: SuppressContactRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -365,6 +415,10 @@ class AsyncSuppressionsResource:
 
         Suppresses the contacts named by explicit primary keys. Rows already active are left
         untouched (idempotent).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: BulkSuppressRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -393,6 +447,10 @@ class AsyncSuppressionsResource:
         Reinstates contacts whose active suppression is org_initiated and operator_reversible. A
         contact with only contact_initiated or system suppressions active is left unchanged,
         skipped and reported in the response.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ReinstateSuppressionsRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(

@@ -52,6 +52,9 @@ class WebhooksEventsResource:
         Tier: read · Lifecycle: active · Provisional
 
         The event kinds a webhook can subscribe to. Tier read (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -82,6 +85,9 @@ class AsyncWebhooksEventsResource:
         Tier: read · Lifecycle: active · Provisional
 
         The event kinds a webhook can subscribe to. Tier read (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -134,6 +140,13 @@ class WebhooksDeliveriesResource:
         300 s. Tier read (provisional).
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            webhook_id: Webhook identifier.
+            page: Page number, 1-indexed.
+            limit: Items per page.
+            status: Only deliveries with this status.
+            x_target_org_id: Names the organization the request targets.
+
         """
         return paginate(
             self._client,
@@ -182,6 +195,13 @@ class AsyncWebhooksDeliveriesResource:
         300 s. Tier read (provisional).
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            webhook_id: Webhook identifier.
+            page: Page number, 1-indexed.
+            limit: Items per page.
+            status: Only deliveries with this status.
+            x_target_org_id: Names the organization the request targets.
+
         """
         return async_paginator(
             self._client,
@@ -246,6 +266,10 @@ class WebhooksResource:
 
         The organization's webhooks, without secrets, optionally filtered by is_active. Tier
         read (provisional).
+
+        Args:
+            is_active: Only enabled (true) or disabled (false) webhooks.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -275,6 +299,10 @@ class WebhooksResource:
         Subscribes a URL to event kinds. Answers 201 with the webhook and its signing secret,
         which is returned only this once. At most 10 active webhooks per organization: creating
         one more is refused with 400 (provisional status). Tier write (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: WebhookCreateRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -301,6 +329,10 @@ class WebhooksResource:
         Tier: read · Lifecycle: active · Provisional
 
         One webhook, without its secret. Tier read (provisional).
+
+        Args:
+            webhook_id: Webhook identifier.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -325,6 +357,10 @@ class WebhooksResource:
         Tier: write · Lifecycle: active · Provisional
 
         Deletes the webhook; answers 204 with no content. Tier write (provisional).
+
+        Args:
+            webhook_id: Webhook identifier.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -352,6 +388,11 @@ class WebhooksResource:
         Partial update of url, events, name and is_active; is_active enables or disables the
         webhook. An empty body is refused with 400 "No fields to update". Re-activating beyond
         10 active webhooks is refused with 400 (provisional status). Tier write (provisional).
+
+        Args:
+            webhook_id: Webhook identifier.
+            x_target_org_id: Names the organization the request targets.
+            body: WebhookUpdateRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -394,6 +435,10 @@ class AsyncWebhooksResource:
 
         The organization's webhooks, without secrets, optionally filtered by is_active. Tier
         read (provisional).
+
+        Args:
+            is_active: Only enabled (true) or disabled (false) webhooks.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -423,6 +468,10 @@ class AsyncWebhooksResource:
         Subscribes a URL to event kinds. Answers 201 with the webhook and its signing secret,
         which is returned only this once. At most 10 active webhooks per organization: creating
         one more is refused with 400 (provisional status). Tier write (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: WebhookCreateRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -449,6 +498,10 @@ class AsyncWebhooksResource:
         Tier: read · Lifecycle: active · Provisional
 
         One webhook, without its secret. Tier read (provisional).
+
+        Args:
+            webhook_id: Webhook identifier.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -473,6 +526,10 @@ class AsyncWebhooksResource:
         Tier: write · Lifecycle: active · Provisional
 
         Deletes the webhook; answers 204 with no content. Tier write (provisional).
+
+        Args:
+            webhook_id: Webhook identifier.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -500,6 +557,11 @@ class AsyncWebhooksResource:
         Partial update of url, events, name and is_active; is_active enables or disables the
         webhook. An empty body is refused with 400 "No fields to update". Re-activating beyond
         10 active webhooks is refused with 400 (provisional status). Tier write (provisional).
+
+        Args:
+            webhook_id: Webhook identifier.
+            x_target_org_id: Names the organization the request targets.
+            body: WebhookUpdateRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
