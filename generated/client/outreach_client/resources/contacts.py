@@ -592,7 +592,6 @@ class ContactsResource:
             page: Page number, 1-indexed.
             limit: Items per page.
             x_target_org_id: Names the organization the request targets.
-
         """
         return paginate(
             self._client,
@@ -726,7 +725,6 @@ class ContactsResource:
             limit: Items per page.
             x_target_org_id: Names the organization the request targets.
             body: FetchContactsRequest, or plain data validated into it.
-
         """
         return paginate(
             self._client,
@@ -1090,7 +1088,6 @@ class AsyncContactsResource:
             page: Page number, 1-indexed.
             limit: Items per page.
             x_target_org_id: Names the organization the request targets.
-
         """
         return async_paginator(
             self._client,
@@ -1224,7 +1221,6 @@ class AsyncContactsResource:
             limit: Items per page.
             x_target_org_id: Names the organization the request targets.
             body: FetchContactsRequest, or plain data validated into it.
-
         """
         return async_paginator(
             self._client,

@@ -45,7 +45,6 @@ class ListsResource:
             page: Page number, 1-indexed.
             limit: Items per page.
             x_target_org_id: Names the organization the request targets.
-
         """
         return paginate(
             self._client,
@@ -126,7 +125,6 @@ class AsyncListsResource:
             page: Page number, 1-indexed.
             limit: Items per page.
             x_target_org_id: Names the organization the request targets.
-
         """
         return async_paginator(
             self._client,

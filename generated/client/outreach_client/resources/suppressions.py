@@ -98,7 +98,6 @@ class SuppressionsResource:
             limit: Rows to return (suppression listing, 1 to 500).
             offset: Rows to skip.
             x_target_org_id: Names the organization the request targets.
-
         """
         return paginate(
             self._client,
@@ -312,7 +311,6 @@ class AsyncSuppressionsResource:
             limit: Rows to return (suppression listing, 1 to 500).
             offset: Rows to skip.
             x_target_org_id: Names the organization the request targets.
-
         """
         return async_paginator(
             self._client,

@@ -146,7 +146,6 @@ class WebhooksDeliveriesResource:
             limit: Items per page.
             status: Only deliveries with this status.
             x_target_org_id: Names the organization the request targets.
-
         """
         return paginate(
             self._client,
@@ -201,7 +200,6 @@ class AsyncWebhooksDeliveriesResource:
             limit: Items per page.
             status: Only deliveries with this status.
             x_target_org_id: Names the organization the request targets.
-
         """
         return async_paginator(
             self._client,
