@@ -100,6 +100,11 @@ def client_path(op: Operation) -> str:
     return ('f"' if "{" in path else '"') + path + '"'
 
 
+def docline_safe(text: str) -> str:
+    """Text inside a docstring: backslashes and triple quotes escaped."""
+    return _doc_escape(str(text))
+
+
 def builtin_types(annotation: str) -> str:
     """Builtin generics spelled through `builtins`: a method named `list` must not shadow them."""
     return re.sub(r"\b(list|dict|set)\[", r"builtins.\1[", annotation)
@@ -140,6 +145,7 @@ def environment(templates: Path) -> Any:
         module=module_name,
         client_path=client_path,
         builtin_types=builtin_types,
+        docline_safe=docline_safe,
     )
     return env
 

@@ -42,7 +42,7 @@ def test_the_client_installs_alone_with_httpx_and_pydantic_only(tmp_path: Path) 
             "install",
             "--quiet",
             "--disable-pip-version-check",
-            str(REPO / "generated" / "client"),
+            str(source),
         ],
         capture_output=True,
         text=True,

@@ -81,8 +81,28 @@ class ClientOp:
         return f"{body.model} | {plain}{optional}"
 
     @property
-    def signature_has_keywords(self) -> bool:
-        return bool(self.op.params or self.op.body or self.token_param)
+    def args_doc(self) -> list[str]:
+        """`name: description` lines for the docstring's Args section."""
+        out = []
+        for p in [*self.path_params, *self.keyword_params]:
+            text = " ".join(p.description.split())
+            if text:
+                out.append(f"{p.py_name}: {text}")
+        if self.token_param:
+            out.append(f"{self.token_param}: bearer token sent instead of the client's API key.")
+        if self.op.body is not None:
+            text = " ".join((self.op.body.description or "").split())
+            out.append(f"body: {self.op.body.model}, or plain data validated into it. {text}".rstrip())
+        return out
+
+    @property
+    def path_params(self) -> list[Param]:
+        """Positional or keyword: `client.webhooks.get("wh_1")` reads like the URL."""
+        return [p for p in self.params if p.location == "path" and p.required]
+
+    @property
+    def keyword_params(self) -> list[Param]:
+        return [p for p in self.params if p not in self.path_params]
 
 
 def namespaces(api: Api) -> tuple[list[Namespace], list[Namespace]]:

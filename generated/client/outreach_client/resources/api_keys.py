@@ -42,6 +42,9 @@ class ApiKeysResource:
 
         The organization's keys and their total; tokens are never returned. Tier read
         (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -67,6 +70,10 @@ class ApiKeysResource:
 
         Creates a key with a fixed mode (live or test, default live) that never changes. The
         token is shown once, in this response. Tier write (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ApiKeyCreateRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -100,6 +107,9 @@ class AsyncApiKeysResource:
 
         The organization's keys and their total; tokens are never returned. Tier read
         (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -125,6 +135,10 @@ class AsyncApiKeysResource:
 
         Creates a key with a fixed mode (live or test, default live) that never changes. The
         token is shown once, in this response. Tier write (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ApiKeyCreateRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(

@@ -42,6 +42,12 @@ class AppPlatformResource:
         valid principal gives 401. Minting requires a consented installation of the target app
         in the principal's organization, else 403. A per-principal and per-app limiter gives
         429. Tier write (provisional).
+
+        Args:
+            x_org_id: Organization for the app-session exchange.
+            identity_provider_principal_token: bearer token sent instead of the client's API
+                key.
+            body: BrowserExchangeRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -72,6 +78,9 @@ class AppPlatformResource:
         bearer header: the client credential is in the body (provisional). Throttled per
         credential (429) before the credential is checked; a bad credential gives 401
         (provisional). Tier write (provisional).
+
+        Args:
+            body: ServiceTokenRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -131,6 +140,12 @@ class AsyncAppPlatformResource:
         valid principal gives 401. Minting requires a consented installation of the target app
         in the principal's organization, else 403. A per-principal and per-app limiter gives
         429. Tier write (provisional).
+
+        Args:
+            x_org_id: Organization for the app-session exchange.
+            identity_provider_principal_token: bearer token sent instead of the client's API
+                key.
+            body: BrowserExchangeRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -161,6 +176,9 @@ class AsyncAppPlatformResource:
         bearer header: the client credential is in the body (provisional). Throttled per
         credential (429) before the credential is checked; a bad credential gives 401
         (provisional). Tier write (provisional).
+
+        Args:
+            body: ServiceTokenRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(

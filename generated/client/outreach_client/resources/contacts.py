@@ -87,6 +87,10 @@ class ContactsSchemaResource:
 
         All columns with type and display name (base, custom and enrichment columns), as a
         collection. With list_id, a companies list returns company columns.
+
+        Args:
+            list_id: List id.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -117,6 +121,11 @@ class ContactsSchemaResource:
 
         Collection of column_id and name pairs for the entity type (default contact). Values of
         entity_type other than contact or company are refused with 400.
+
+        Args:
+            entity_type: contact or company (default contact). Kept a plain string: other
+                values are refused by the service with 400, not by validation.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -149,6 +158,11 @@ class ContactsSchemaResource:
         full_scan, derived from the organization's indexes) and the operators its live column
         type supports. entity_type as for custom column definitions: values other than contact
         or company are refused with 400.
+
+        Args:
+            entity_type: contact or company (default contact). Kept a plain string: other
+                values are refused by the service with 400, not by validation.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -176,6 +190,10 @@ class ContactsSchemaResource:
         Tier: read · Scope: contacts:read · Lifecycle: active
 
         The real database columns behind the list, as a collection.
+
+        Args:
+            list_id: List id.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -203,6 +221,10 @@ class ContactsSchemaResource:
         Tier: read · Scope: contacts:read · Lifecycle: active
 
         Flat list of column name strings, optionally for one list.
+
+        Args:
+            list_id: List id.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -230,6 +252,10 @@ class ContactsSchemaResource:
         Tier: read · Scope: contacts:read · Lifecycle: active
 
         Grouped fields with a required flag per group, as a record, optionally for one list.
+
+        Args:
+            list_id: List id.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -257,6 +283,9 @@ class ContactsSchemaResource:
 
         Returns only custom columns. Inputs are not shown in the source; the collection reuses
         the custom column definition pair (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -291,6 +320,10 @@ class AsyncContactsSchemaResource:
 
         All columns with type and display name (base, custom and enrichment columns), as a
         collection. With list_id, a companies list returns company columns.
+
+        Args:
+            list_id: List id.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -321,6 +354,11 @@ class AsyncContactsSchemaResource:
 
         Collection of column_id and name pairs for the entity type (default contact). Values of
         entity_type other than contact or company are refused with 400.
+
+        Args:
+            entity_type: contact or company (default contact). Kept a plain string: other
+                values are refused by the service with 400, not by validation.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -353,6 +391,11 @@ class AsyncContactsSchemaResource:
         full_scan, derived from the organization's indexes) and the operators its live column
         type supports. entity_type as for custom column definitions: values other than contact
         or company are refused with 400.
+
+        Args:
+            entity_type: contact or company (default contact). Kept a plain string: other
+                values are refused by the service with 400, not by validation.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -380,6 +423,10 @@ class AsyncContactsSchemaResource:
         Tier: read · Scope: contacts:read · Lifecycle: active
 
         The real database columns behind the list, as a collection.
+
+        Args:
+            list_id: List id.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -407,6 +454,10 @@ class AsyncContactsSchemaResource:
         Tier: read · Scope: contacts:read · Lifecycle: active
 
         Flat list of column name strings, optionally for one list.
+
+        Args:
+            list_id: List id.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -434,6 +485,10 @@ class AsyncContactsSchemaResource:
         Tier: read · Scope: contacts:read · Lifecycle: active
 
         Grouped fields with a required flag per group, as a record, optionally for one list.
+
+        Args:
+            list_id: List id.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -461,6 +516,9 @@ class AsyncContactsSchemaResource:
 
         Returns only custom columns. Inputs are not shown in the source; the collection reuses
         the custom column definition pair (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -530,6 +588,10 @@ class ContactsResource:
         parameters beyond page and limit, and the record fields, are not shown (provisional).
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            page: Page number, 1-indexed.
+            limit: Items per page.
+            x_target_org_id: Names the organization the request targets.
         """
         return paginate(
             self._client,
@@ -565,6 +627,10 @@ class ContactsResource:
         Creates a contact. Every contact belongs to a list: a body without list_id is refused
         with 400 "list_id is required when creating contacts"; an unknown list gives 404 "List
         not found". Referred to only by name in the source (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ContactCreateRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -581,8 +647,8 @@ class ContactsResource:
 
     def get(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
     ) -> ContactRecord:
         """Get a contact
@@ -593,6 +659,10 @@ class ContactsResource:
         One contact; resolves the contact of a suppression row. An unknown id gives 404 "Contact
         not found". Referred to only by name in the source; record fields are not shown
         (provisional).
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -617,6 +687,9 @@ class ContactsResource:
 
         Counts and distributions over the contacts visible to the key (scoped to the key, not
         org-wide: a narrowed key sees narrower totals).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -647,6 +720,11 @@ class ContactsResource:
         parameters (provisional).
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            page: Page number, 1-indexed.
+            limit: Items per page.
+            x_target_org_id: Names the organization the request targets.
+            body: FetchContactsRequest, or plain data validated into it.
         """
         return paginate(
             self._client,
@@ -682,6 +760,10 @@ class ContactsResource:
 
         Map from LinkedIn URL to photo. A missing key means no allow-listed photo; the call
         returns an empty map instead of erroring. Tiered read although sent by POST.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ProfilePicturesRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -708,6 +790,10 @@ class ContactsResource:
 
         All column values of one row. The list is required; record_id names a contact or a
         company depending on the list. Tiered read although sent by POST.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ColumnValuesRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -737,6 +823,10 @@ class ContactsResource:
         provisional status). After that, failures are reported per contact in the response
         fields updated, failed and errors, with status 200: clients read those instead of the
         HTTP status.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: BulkContactUpdateRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -765,6 +855,10 @@ class ContactsResource:
         Sets the owner on every contact matching the selection, resolved server-side and
         unbounded. A null owner_id unassigns all of them. A body with no selection is refused
         with 400.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: AssignOwnerRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -796,6 +890,12 @@ class ContactsResource:
         Answers 409 when some contacts need a decision: resend with conflict_resolution. Blocked
         contacts are never added. The query filterModel, when given, is used in place of the
         body's filter_model (provisional); sortModel orders the selection.
+
+        Args:
+            filter_model: Filter, as a JSON string.
+            sort_model: Sort order, as a JSON string.
+            x_target_org_id: Names the organization the request targets.
+            body: MergeFilteredRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -827,6 +927,10 @@ class ContactsResource:
 
         Removes the contacts from a sequence; remove_all=true withdraws them from every sequence
         and ignores sequence_id. Without remove_all, a missing sequence_id is refused with 400.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: WithdrawFromSequencesRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -860,6 +964,12 @@ class ContactsResource:
         credits. Capped at 1000 contacts. With list_id and filterModel, every matching contact
         is verified instead of the ids in the body; a selection of more than 1000 contacts is
         refused with 400 (provisional status).
+
+        Args:
+            list_id: List id.
+            filter_model: Filter, as a JSON string.
+            x_target_org_id: Names the organization the request targets.
+            body: VerifyEmailRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -892,6 +1002,10 @@ class ContactsResource:
         Accepts a list or filtered selection (supports all_matching) for verification and
         returns 202; data reports the counts of contacts and addresses accepted, not verified.
         Results land later. Cost is unbounded for all_matching.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: AsyncVerifyEmailRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -921,6 +1035,11 @@ class ContactsResource:
         Reveals withheld details of the selected contacts (ids, or all_matching with the query
         filterModel resolved against list_id). The response includes credits_charged; contacts
         already unlocked are not charged again.
+
+        Args:
+            filter_model: Filter, as a JSON string.
+            x_target_org_id: Names the organization the request targets.
+            body: UnlockInfoRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -965,6 +1084,10 @@ class AsyncContactsResource:
         parameters beyond page and limit, and the record fields, are not shown (provisional).
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            page: Page number, 1-indexed.
+            limit: Items per page.
+            x_target_org_id: Names the organization the request targets.
         """
         return async_paginator(
             self._client,
@@ -1000,6 +1123,10 @@ class AsyncContactsResource:
         Creates a contact. Every contact belongs to a list: a body without list_id is refused
         with 400 "list_id is required when creating contacts"; an unknown list gives 404 "List
         not found". Referred to only by name in the source (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ContactCreateRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -1016,8 +1143,8 @@ class AsyncContactsResource:
 
     async def get(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
     ) -> ContactRecord:
         """Get a contact
@@ -1028,6 +1155,10 @@ class AsyncContactsResource:
         One contact; resolves the contact of a suppression row. An unknown id gives 404 "Contact
         not found". Referred to only by name in the source; record fields are not shown
         (provisional).
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -1052,6 +1183,9 @@ class AsyncContactsResource:
 
         Counts and distributions over the contacts visible to the key (scoped to the key, not
         org-wide: a narrowed key sees narrower totals).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -1082,6 +1216,11 @@ class AsyncContactsResource:
         parameters (provisional).
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            page: Page number, 1-indexed.
+            limit: Items per page.
+            x_target_org_id: Names the organization the request targets.
+            body: FetchContactsRequest, or plain data validated into it.
         """
         return async_paginator(
             self._client,
@@ -1117,6 +1256,10 @@ class AsyncContactsResource:
 
         Map from LinkedIn URL to photo. A missing key means no allow-listed photo; the call
         returns an empty map instead of erroring. Tiered read although sent by POST.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ProfilePicturesRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -1143,6 +1286,10 @@ class AsyncContactsResource:
 
         All column values of one row. The list is required; record_id names a contact or a
         company depending on the list. Tiered read although sent by POST.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ColumnValuesRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -1172,6 +1319,10 @@ class AsyncContactsResource:
         provisional status). After that, failures are reported per contact in the response
         fields updated, failed and errors, with status 200: clients read those instead of the
         HTTP status.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: BulkContactUpdateRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -1200,6 +1351,10 @@ class AsyncContactsResource:
         Sets the owner on every contact matching the selection, resolved server-side and
         unbounded. A null owner_id unassigns all of them. A body with no selection is refused
         with 400.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: AssignOwnerRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -1231,6 +1386,12 @@ class AsyncContactsResource:
         Answers 409 when some contacts need a decision: resend with conflict_resolution. Blocked
         contacts are never added. The query filterModel, when given, is used in place of the
         body's filter_model (provisional); sortModel orders the selection.
+
+        Args:
+            filter_model: Filter, as a JSON string.
+            sort_model: Sort order, as a JSON string.
+            x_target_org_id: Names the organization the request targets.
+            body: MergeFilteredRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -1262,6 +1423,10 @@ class AsyncContactsResource:
 
         Removes the contacts from a sequence; remove_all=true withdraws them from every sequence
         and ignores sequence_id. Without remove_all, a missing sequence_id is refused with 400.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: WithdrawFromSequencesRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -1295,6 +1460,12 @@ class AsyncContactsResource:
         credits. Capped at 1000 contacts. With list_id and filterModel, every matching contact
         is verified instead of the ids in the body; a selection of more than 1000 contacts is
         refused with 400 (provisional status).
+
+        Args:
+            list_id: List id.
+            filter_model: Filter, as a JSON string.
+            x_target_org_id: Names the organization the request targets.
+            body: VerifyEmailRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -1327,6 +1498,10 @@ class AsyncContactsResource:
         Accepts a list or filtered selection (supports all_matching) for verification and
         returns 202; data reports the counts of contacts and addresses accepted, not verified.
         Results land later. Cost is unbounded for all_matching.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: AsyncVerifyEmailRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -1356,6 +1531,11 @@ class AsyncContactsResource:
         Reveals withheld details of the selected contacts (ids, or all_matching with the query
         filterModel resolved against list_id). The response includes credits_charged; contacts
         already unlocked are not charged again.
+
+        Args:
+            filter_model: Filter, as a JSON string.
+            x_target_org_id: Names the organization the request targets.
+            body: UnlockInfoRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(

@@ -45,6 +45,10 @@ class EnrichmentWaterfallResource:
         Returns the configs whose list_id matches or whose is_global is true. An empty list
         means the caller should create one with POST /enrichment/waterfall/configs; column_id is
         the handle for POST /enrichment/waterfall/enrich. Tier read (provisional).
+
+        Args:
+            list_id: List id.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -81,6 +85,10 @@ class AsyncEnrichmentWaterfallResource:
         Returns the configs whose list_id matches or whose is_global is true. An empty list
         means the caller should create one with POST /enrichment/waterfall/configs; column_id is
         the handle for POST /enrichment/waterfall/enrich. Tier read (provisional).
+
+        Args:
+            list_id: List id.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -134,6 +142,10 @@ class EnrichmentResource:
 
         Checks a single arbitrary address and stores nothing; distinct from the contact
         verification. Tier billable and no scope (the source names neither; provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: EmailAddressVerifyRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -174,6 +186,10 @@ class AsyncEnrichmentResource:
 
         Checks a single arbitrary address and stores nothing; distinct from the contact
         verification. Tier billable and no scope (the source names neither; provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: EmailAddressVerifyRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(

@@ -26,9 +26,9 @@ class FeedbackSurveysTriggersResource:
 
     def delete(
         self,
-        *,
         survey_id: str,
         trigger_id: str,
+        *,
         x_target_org_id: str | None = None,
     ) -> SurveyTriggerDeletionResult:
         """Delete a survey trigger
@@ -38,6 +38,11 @@ class FeedbackSurveysTriggersResource:
 
         Deletes an automated-send trigger, scoped to its parent survey. Answers 200 with the
         deletion result. Tier write (provisional).
+
+        Args:
+            survey_id: Survey id (UUID).
+            trigger_id: Trigger id, scoped to its parent survey.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -61,9 +66,9 @@ class AsyncFeedbackSurveysTriggersResource:
 
     async def delete(
         self,
-        *,
         survey_id: str,
         trigger_id: str,
+        *,
         x_target_org_id: str | None = None,
     ) -> SurveyTriggerDeletionResult:
         """Delete a survey trigger
@@ -73,6 +78,11 @@ class AsyncFeedbackSurveysTriggersResource:
 
         Deletes an automated-send trigger, scoped to its parent survey. Answers 200 with the
         deletion result. Tier write (provisional).
+
+        Args:
+            survey_id: Survey id (UUID).
+            trigger_id: Trigger id, scoped to its parent survey.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(

@@ -25,8 +25,8 @@ class FormsResource:
 
     def get_overview(
         self,
-        *,
         form_key: str,
+        *,
         source_id: str,
         x_target_org_id: str | None = None,
     ) -> FormOverview:
@@ -38,6 +38,11 @@ class FormsResource:
         Operational overview of one form. A form id is unique only within its source, so
         source_id is required. Route-editing and permission blocks are omitted. Tier read
         (provisional).
+
+        Args:
+            form_key: HTML tag id or group key of the form.
+            source_id: Source of the form; a form id is unique only within its source.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -62,8 +67,8 @@ class AsyncFormsResource:
 
     async def get_overview(
         self,
-        *,
         form_key: str,
+        *,
         source_id: str,
         x_target_org_id: str | None = None,
     ) -> FormOverview:
@@ -75,6 +80,11 @@ class AsyncFormsResource:
         Operational overview of one form. A form id is unique only within its source, so
         source_id is required. Route-editing and permission blocks are omitted. Tier read
         (provisional).
+
+        Args:
+            form_key: HTML tag id or group key of the form.
+            source_id: Source of the form; a form id is unique only within its source.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(

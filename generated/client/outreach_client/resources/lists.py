@@ -41,6 +41,10 @@ class ListsResource:
         fields are not shown (provisional).
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            page: Page number, 1-indexed.
+            limit: Items per page.
+            x_target_org_id: Names the organization the request targets.
         """
         return paginate(
             self._client,
@@ -76,6 +80,10 @@ class ListsResource:
         Creates a list. An unrecognized type is refused with 400 "Invalid list type"; valid
         types are contacts, companies, suppressions, deals, leads. Referred to only by name in
         the source (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ListCreateRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -113,6 +121,10 @@ class AsyncListsResource:
         fields are not shown (provisional).
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            page: Page number, 1-indexed.
+            limit: Items per page.
+            x_target_org_id: Names the organization the request targets.
         """
         return async_paginator(
             self._client,
@@ -148,6 +160,10 @@ class AsyncListsResource:
         Creates a list. An unrecognized type is refused with 400 "Invalid list type"; valid
         types are contacts, companies, suppressions, deals, leads. Referred to only by name in
         the source (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ListCreateRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(

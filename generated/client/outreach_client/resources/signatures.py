@@ -28,8 +28,8 @@ class SignaturesMailboxesResource:
 
     def push(
         self,
-        *,
         mailbox_id: int,
+        *,
         x_target_org_id: str | None = None,
         body: SignaturePushRequest | Mapping[str, Any],
     ) -> DeploymentOutcome:
@@ -40,6 +40,11 @@ class SignaturesMailboxesResource:
 
         Queues a re-compile and re-install of the mailbox's signature. The body carries the
         revision last read; a version mismatch returns 409. Tier write (provisional).
+
+        Args:
+            mailbox_id: Mailbox id.
+            x_target_org_id: Names the organization the request targets.
+            body: SignaturePushRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -63,8 +68,8 @@ class AsyncSignaturesMailboxesResource:
 
     async def push(
         self,
-        *,
         mailbox_id: int,
+        *,
         x_target_org_id: str | None = None,
         body: SignaturePushRequest | Mapping[str, Any],
     ) -> DeploymentOutcome:
@@ -75,6 +80,11 @@ class AsyncSignaturesMailboxesResource:
 
         Queues a re-compile and re-install of the mailbox's signature. The body carries the
         revision last read; a version mismatch returns 409. Tier write (provisional).
+
+        Args:
+            mailbox_id: Mailbox id.
+            x_target_org_id: Names the organization the request targets.
+            body: SignaturePushRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(

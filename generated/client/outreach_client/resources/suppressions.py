@@ -46,8 +46,8 @@ class SuppressionsResource:
 
     def status(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
     ) -> SuppressionStatus:
         """Get a contact's suppression status
@@ -57,6 +57,10 @@ class SuppressionsResource:
 
         Suppression status of one contact (which channels are suppressed). Reads the same ledger
         as the send paths.
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -88,6 +92,12 @@ class SuppressionsResource:
         /contacts/{contact_id}.
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            channel: Only rows of this channel.
+            category: Only rows of this category.
+            limit: Rows to return (suppression listing, 1 to 500).
+            offset: Rows to skip.
+            x_target_org_id: Names the organization the request targets.
         """
         return paginate(
             self._client,
@@ -113,8 +123,8 @@ class SuppressionsResource:
 
     def suppress(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
         body: SuppressContactRequest | Mapping[str, Any] | None = None,
     ) -> SuppressActionResult:
@@ -125,6 +135,11 @@ class SuppressionsResource:
 
         Records an active suppression for the contact, channel all, category org_initiated;
         every send path honours it. The body is optional (default empty object).
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
+            body: SuppressContactRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -141,8 +156,8 @@ class SuppressionsResource:
 
     def unsuppress(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
         body: SuppressContactRequest | Mapping[str, Any] | None = None,
     ) -> UnsuppressActionResult:
@@ -153,6 +168,11 @@ class SuppressionsResource:
 
         Clears the contact's active org_initiated suppression. Active contact_initiated and
         system suppressions are never cleared by this call. Same optional body as suppress.
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
+            body: SuppressContactRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -180,6 +200,10 @@ class SuppressionsResource:
 
         Suppresses the contacts named by explicit primary keys. Rows already active are left
         untouched (idempotent).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: BulkSuppressRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -208,6 +232,10 @@ class SuppressionsResource:
         Reinstates contacts whose active suppression is org_initiated and operator_reversible. A
         contact with only contact_initiated or system suppressions active is left unchanged,
         skipped and reported in the response.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ReinstateSuppressionsRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -231,8 +259,8 @@ class AsyncSuppressionsResource:
 
     async def status(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
     ) -> SuppressionStatus:
         """Get a contact's suppression status
@@ -242,6 +270,10 @@ class AsyncSuppressionsResource:
 
         Suppression status of one contact (which channels are suppressed). Reads the same ledger
         as the send paths.
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -273,6 +305,12 @@ class AsyncSuppressionsResource:
         /contacts/{contact_id}.
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            channel: Only rows of this channel.
+            category: Only rows of this category.
+            limit: Rows to return (suppression listing, 1 to 500).
+            offset: Rows to skip.
+            x_target_org_id: Names the organization the request targets.
         """
         return async_paginator(
             self._client,
@@ -298,8 +336,8 @@ class AsyncSuppressionsResource:
 
     async def suppress(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
         body: SuppressContactRequest | Mapping[str, Any] | None = None,
     ) -> SuppressActionResult:
@@ -310,6 +348,11 @@ class AsyncSuppressionsResource:
 
         Records an active suppression for the contact, channel all, category org_initiated;
         every send path honours it. The body is optional (default empty object).
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
+            body: SuppressContactRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -326,8 +369,8 @@ class AsyncSuppressionsResource:
 
     async def unsuppress(
         self,
-        *,
         contact_id: int,
+        *,
         x_target_org_id: str | None = None,
         body: SuppressContactRequest | Mapping[str, Any] | None = None,
     ) -> UnsuppressActionResult:
@@ -338,6 +381,11 @@ class AsyncSuppressionsResource:
 
         Clears the contact's active org_initiated suppression. Active contact_initiated and
         system suppressions are never cleared by this call. Same optional body as suppress.
+
+        Args:
+            contact_id: Contact id.
+            x_target_org_id: Names the organization the request targets.
+            body: SuppressContactRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -365,6 +413,10 @@ class AsyncSuppressionsResource:
 
         Suppresses the contacts named by explicit primary keys. Rows already active are left
         untouched (idempotent).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: BulkSuppressRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -393,6 +445,10 @@ class AsyncSuppressionsResource:
         Reinstates contacts whose active suppression is org_initiated and operator_reversible. A
         contact with only contact_initiated or system suppressions active is left unchanged,
         skipped and reported in the response.
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: ReinstateSuppressionsRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(

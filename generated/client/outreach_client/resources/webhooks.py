@@ -52,6 +52,9 @@ class WebhooksEventsResource:
         Tier: read · Lifecycle: active · Provisional
 
         The event kinds a webhook can subscribe to. Tier read (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -82,6 +85,9 @@ class AsyncWebhooksEventsResource:
         Tier: read · Lifecycle: active · Provisional
 
         The event kinds a webhook can subscribe to. Tier read (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -117,8 +123,8 @@ class WebhooksDeliveriesResource:
 
     def list(
         self,
-        *,
         webhook_id: str,
+        *,
         page: int | None = None,
         limit: int | None = None,
         status: DeliveryStatus | None = None,
@@ -134,6 +140,12 @@ class WebhooksDeliveriesResource:
         300 s. Tier read (provisional).
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            webhook_id: Webhook identifier.
+            page: Page number, 1-indexed.
+            limit: Items per page.
+            status: Only deliveries with this status.
+            x_target_org_id: Names the organization the request targets.
         """
         return paginate(
             self._client,
@@ -165,8 +177,8 @@ class AsyncWebhooksDeliveriesResource:
 
     def list(
         self,
-        *,
         webhook_id: str,
+        *,
         page: int | None = None,
         limit: int | None = None,
         status: DeliveryStatus | None = None,
@@ -182,6 +194,12 @@ class AsyncWebhooksDeliveriesResource:
         300 s. Tier read (provisional).
 
         Iterate the result for every item of every page (pages are fetched lazily).
+        Args:
+            webhook_id: Webhook identifier.
+            page: Page number, 1-indexed.
+            limit: Items per page.
+            status: Only deliveries with this status.
+            x_target_org_id: Names the organization the request targets.
         """
         return async_paginator(
             self._client,
@@ -246,6 +264,10 @@ class WebhooksResource:
 
         The organization's webhooks, without secrets, optionally filtered by is_active. Tier
         read (provisional).
+
+        Args:
+            is_active: Only enabled (true) or disabled (false) webhooks.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -275,6 +297,10 @@ class WebhooksResource:
         Subscribes a URL to event kinds. Answers 201 with the webhook and its signing secret,
         which is returned only this once. At most 10 active webhooks per organization: creating
         one more is refused with 400 (provisional status). Tier write (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: WebhookCreateRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -291,8 +317,8 @@ class WebhooksResource:
 
     def get(
         self,
-        *,
         webhook_id: str,
+        *,
         x_target_org_id: str | None = None,
     ) -> Webhook:
         """Get a webhook
@@ -301,6 +327,10 @@ class WebhooksResource:
         Tier: read · Lifecycle: active · Provisional
 
         One webhook, without its secret. Tier read (provisional).
+
+        Args:
+            webhook_id: Webhook identifier.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -315,8 +345,8 @@ class WebhooksResource:
 
     def delete(
         self,
-        *,
         webhook_id: str,
+        *,
         x_target_org_id: str | None = None,
     ) -> None:
         """Delete a webhook
@@ -325,6 +355,10 @@ class WebhooksResource:
         Tier: write · Lifecycle: active · Provisional
 
         Deletes the webhook; answers 204 with no content. Tier write (provisional).
+
+        Args:
+            webhook_id: Webhook identifier.
+            x_target_org_id: Names the organization the request targets.
         """
         return self._client._call(
             Request(
@@ -339,8 +373,8 @@ class WebhooksResource:
 
     def update(
         self,
-        *,
         webhook_id: str,
+        *,
         x_target_org_id: str | None = None,
         body: WebhookUpdateRequest | Mapping[str, Any],
     ) -> Webhook:
@@ -352,6 +386,11 @@ class WebhooksResource:
         Partial update of url, events, name and is_active; is_active enables or disables the
         webhook. An empty body is refused with 400 "No fields to update". Re-activating beyond
         10 active webhooks is refused with 400 (provisional status). Tier write (provisional).
+
+        Args:
+            webhook_id: Webhook identifier.
+            x_target_org_id: Names the organization the request targets.
+            body: WebhookUpdateRequest, or plain data validated into it.
         """
         return self._client._call(
             Request(
@@ -394,6 +433,10 @@ class AsyncWebhooksResource:
 
         The organization's webhooks, without secrets, optionally filtered by is_active. Tier
         read (provisional).
+
+        Args:
+            is_active: Only enabled (true) or disabled (false) webhooks.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -423,6 +466,10 @@ class AsyncWebhooksResource:
         Subscribes a URL to event kinds. Answers 201 with the webhook and its signing secret,
         which is returned only this once. At most 10 active webhooks per organization: creating
         one more is refused with 400 (provisional status). Tier write (provisional).
+
+        Args:
+            x_target_org_id: Names the organization the request targets.
+            body: WebhookCreateRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
@@ -439,8 +486,8 @@ class AsyncWebhooksResource:
 
     async def get(
         self,
-        *,
         webhook_id: str,
+        *,
         x_target_org_id: str | None = None,
     ) -> Webhook:
         """Get a webhook
@@ -449,6 +496,10 @@ class AsyncWebhooksResource:
         Tier: read · Lifecycle: active · Provisional
 
         One webhook, without its secret. Tier read (provisional).
+
+        Args:
+            webhook_id: Webhook identifier.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -463,8 +514,8 @@ class AsyncWebhooksResource:
 
     async def delete(
         self,
-        *,
         webhook_id: str,
+        *,
         x_target_org_id: str | None = None,
     ) -> None:
         """Delete a webhook
@@ -473,6 +524,10 @@ class AsyncWebhooksResource:
         Tier: write · Lifecycle: active · Provisional
 
         Deletes the webhook; answers 204 with no content. Tier write (provisional).
+
+        Args:
+            webhook_id: Webhook identifier.
+            x_target_org_id: Names the organization the request targets.
         """
         return await self._client._call(
             Request(
@@ -487,8 +542,8 @@ class AsyncWebhooksResource:
 
     async def update(
         self,
-        *,
         webhook_id: str,
+        *,
         x_target_org_id: str | None = None,
         body: WebhookUpdateRequest | Mapping[str, Any],
     ) -> Webhook:
@@ -500,6 +555,11 @@ class AsyncWebhooksResource:
         Partial update of url, events, name and is_active; is_active enables or disables the
         webhook. An empty body is refused with 400 "No fields to update". Re-activating beyond
         10 active webhooks is refused with 400 (provisional status). Tier write (provisional).
+
+        Args:
+            webhook_id: Webhook identifier.
+            x_target_org_id: Names the organization the request targets.
+            body: WebhookUpdateRequest, or plain data validated into it.
         """
         return await self._client._call(
             Request(
