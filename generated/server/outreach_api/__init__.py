@@ -5,9 +5,13 @@ Implement one Protocol per tag (`outreach_api.interfaces`), then mount
 `create_api_router(context=..., <tag>=...)` on a FastAPI app.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .operations import OPERATIONS
-from .routers import create_api_router
 from .runtime import ContextProvider, OperationInfo
+
+if TYPE_CHECKING:
+    from .routers import create_api_router as create_api_router
 
 API_TITLE = "Outreach Data Platform API"
 API_VERSION = "1.0.0"
@@ -20,3 +24,12 @@ __all__ = [
     "OperationInfo",
     "create_api_router",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`create_api_router` loads FastAPI and every router: only when asked for."""
+    if name == "create_api_router":
+        from .routers import create_api_router
+
+        return create_api_router
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
