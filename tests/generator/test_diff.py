@@ -646,21 +646,22 @@ CASES: list[tuple[str, Mutation | None, Mutation, str, set[tuple[str, str]]]] = 
         on("request-property-enum-value-added", OP_CREATE)
         | on("response-property-enum-value-added", *THING_READERS),
     ),
-    # ---------------------------------------------------------------- warnings
+    # a removed or renamed field is breaking on either side (the rule; oasdiff: WARN)
     (
         "request property removed",
         None,
         drop((*CREATE_BODY, "properties", "note")),
-        "warning",
+        "breaking",
         on("request-property-removed", OP_CREATE),
     ),
     (
         "optional response property removed",
         None,
         drop((*THING, "properties", "tags")),
-        "warning",
+        "breaking",
         on("response-optional-property-removed", *THING_READERS),
     ),
+    # ---------------------------------------------------------------- warnings
     (
         "parameter pattern changed",
         set_((*Q, "schema", "pattern"), "^[a-z]+$"),
@@ -1041,14 +1042,14 @@ def test_project_spec_against_itself_has_no_changes() -> None:
 
 
 def test_report_order_is_breaking_first_and_stable(tmp_path: Path) -> None:
+    before = set_((*Q, "schema", "pattern"), "^[a-z]+$")
     mutation = both(
-        drop(Q),
         set_(("paths", "/widgets"), WIDGETS),
-        drop((*THING, "properties", "tags")),
+        set_((*Q, "schema", "pattern"), "^[a-z0-9]+$"),
         set_((*LIST, "x-tier"), "write"),
     )
-    first = changes_of(tmp_path, mutation)
-    second = changes_of(tmp_path, mutation)
+    first = changes_of(tmp_path, mutation, before)
+    second = changes_of(tmp_path, mutation, before)
     assert first == second
     levels = [c.level for c in first]
     assert levels == sorted(levels, key=LEVELS.index)
@@ -1094,11 +1095,12 @@ def test_cli_fail_on_breaking_exits_1_on_a_breaking_change(tmp_path: Path) -> No
 
 
 def test_cli_fail_on_breaking_exits_0_on_warnings_and_additions(tmp_path: Path) -> None:
-    mutation = both(drop((*THING, "properties", "tags")), set_(("paths", "/widgets"), WIDGETS))
-    old, new = write_specs(tmp_path, mutation)
+    before = set_((*Q, "schema", "pattern"), "^[a-z]+$")
+    mutation = both(set_((*Q, "schema", "pattern"), "^[a-z0-9]+$"), set_(("paths", "/widgets"), WIDGETS))
+    old, new = write_specs(tmp_path, mutation, before)
     code, out = run(str(old), str(new), "--fail-on", "breaking")
     assert code == 0, out
-    assert "### Warnings (3)" in out and "### Non-breaking (1)" in out
+    assert "### Warnings (1)" in out and "### Non-breaking (1)" in out
     code, out = run(str(old), str(new), "--fail-on", "warning")
     assert code == 1, out
 
