@@ -280,3 +280,26 @@ def test_pacer_reserves_slots_in_both_windows() -> None:
     pacer.done(slot)  # an answer that came back now moves nothing earlier
     assert slot[0] >= before
     assert Pacer.for_key("a") is Pacer.for_key("a") and Pacer.for_key("a") is not Pacer.for_key("b")
+
+
+def test_a_real_5xx_is_typed_and_a_write_is_not_retried(limited: OutreachServer) -> None:
+    """The service answers 503 to a token mint while no signing key exists (none is created
+    on this server): `InternalServerError`, sent once although 503 is retryable, since the
+    mint is a POST."""
+    org = str(limited.org_id)
+    limited.admin("enable-flag", "--org-id", org, "M6_APP_TOKENS_ENABLED")
+    app = limited.admin("create-app", "--name", "no signing key")["app_id"]
+    limited.admin("install-app", "--org-id", org, "--app-id", app, "--consent")
+    credential = limited.admin("create-app-credential", "--org-id", org, "--app-id", app)
+    timeline = Timeline()
+    client = Client(base_url=limited.base_url, max_retries=2, http_client=timeline.http())
+    with pytest.raises(InternalServerError) as unavailable:
+        client.app_platform.service_token(
+            body={
+                "client_id": credential["client_id"],
+                "client_secret": credential["client_secret"],
+            }
+        )
+    assert unavailable.value.status_code == 503
+    assert "signing" in str(unavailable.value.detail)
+    assert timeline.statuses() == [503]
