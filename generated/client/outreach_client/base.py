@@ -319,6 +319,30 @@ class _RequestBuilder:
         if slot is not None and self._pacer is not None:
             self._pacer.done(slot)
 
+    def _settle(
+        self,
+        slot: list[float] | None,
+        attempt: int,
+        retries: int,
+        response: httpx.Response | None,
+        failure: httpx.TransportError | None,
+    ) -> float | None:
+        """After one attempt: None on success, else the delay before the next try; raises the
+        typed error when there is no retry left or the outcome is not retryable."""
+        self._paced(slot)
+        if response is not None and response.status_code < 400:
+            return None
+        retryable = attempt < retries and (
+            response is None or response.status_code in RETRY_STATUSES
+        )
+        delay = retry_delay(attempt, response) if retryable else None
+        if delay is not None:
+            return delay
+        if response is not None:
+            raise error_for(response)
+        assert failure is not None
+        raise _transport_error(failure) from failure
+
     @staticmethod
     def _finish(response: httpx.Response, parser: Callable[[httpx.Response], T], retries: int) -> T:
         if _RAW.get():
@@ -352,26 +376,17 @@ class SyncAPIClient(_RequestBuilder):
             slot, wait = self._pace()
             if wait > 0:
                 time.sleep(wait)
+            response, failure = None, None
             try:
                 response = self._http.request(
                     method, url, params=params, headers=headers, content=content
                 )
             except httpx.TransportError as exc:
-                self._paced(slot)
-                delay = retry_delay(attempt, None) if attempt < retries else None
-                if delay is None:
-                    raise _transport_error(exc) from exc
-            else:
-                self._paced(slot)
-                if response.status_code < 400:
-                    return self._finish(response, parser, attempt)
-                delay = (
-                    retry_delay(attempt, response)
-                    if attempt < retries and response.status_code in RETRY_STATUSES
-                    else None
-                )
-                if delay is None:
-                    raise error_for(response)
+                failure = exc
+            delay = self._settle(slot, attempt, retries, response, failure)
+            if delay is None:
+                assert response is not None
+                return self._finish(response, parser, attempt)
             time.sleep(delay)
             attempt += 1
 
@@ -402,26 +417,17 @@ class AsyncAPIClient(_RequestBuilder):
             slot, wait = self._pace()
             if wait > 0:
                 await asyncio.sleep(wait)
+            response, failure = None, None
             try:
                 response = await self._http.request(
                     method, url, params=params, headers=headers, content=content
                 )
             except httpx.TransportError as exc:
-                self._paced(slot)
-                delay = retry_delay(attempt, None) if attempt < retries else None
-                if delay is None:
-                    raise _transport_error(exc) from exc
-            else:
-                self._paced(slot)
-                if response.status_code < 400:
-                    return self._finish(response, parser, attempt)
-                delay = (
-                    retry_delay(attempt, response)
-                    if attempt < retries and response.status_code in RETRY_STATUSES
-                    else None
-                )
-                if delay is None:
-                    raise error_for(response)
+                failure = exc
+            delay = self._settle(slot, attempt, retries, response, failure)
+            if delay is None:
+                assert response is not None
+                return self._finish(response, parser, attempt)
             await asyncio.sleep(delay)
             attempt += 1
 
