@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from .ir import MISSING, Api, Operation, Param
+from .ir import MISSING, Api, Operation, Param, resolve_schema
 from .naming import snake
 
 FORMATS: dict[str, Any] = {
@@ -31,17 +31,8 @@ FORMATS: dict[str, Any] = {
 }
 
 
-def _deref(api: Api, node: Any, seen: int = 0) -> Any:
-    while isinstance(node, dict) and isinstance(node.get("$ref"), str) and seen < 32:
-        ref = node["$ref"]
-        name = ref.rsplit("/", 1)[-1]
-        node = api.schemas.get(name, {}) if ref.startswith("#/components/schemas/") else {}
-        seen += 1
-    return node
-
-
 def example_value(api: Api, schema: Any, *, required_only: bool, depth: int = 0) -> Any:
-    schema = _deref(api, schema)
+    schema = resolve_schema(api, schema)
     if not isinstance(schema, dict):
         return None
     for key in ("example", "const", "default"):
@@ -52,7 +43,9 @@ def example_value(api: Api, schema: Any, *, required_only: bool, depth: int = 0)
     if schema.get("enum"):
         return schema["enum"][0]
     for combinator in ("oneOf", "anyOf", "allOf"):
-        options = [o for o in schema.get(combinator) or [] if _deref(api, o).get("type") != "null"]
+        options = [
+            o for o in schema.get(combinator) or [] if resolve_schema(api, o).get("type") != "null"
+        ]
         if options:
             if combinator == "allOf":
                 merged: dict[str, Any] = {}
@@ -121,7 +114,7 @@ def response_example(api: Api, op: Operation) -> Any:
 
 def has_explicit_example(api: Api, p: Param) -> bool:
     """The spec gives this parameter's example itself (not a default or a made-up value)."""
-    schema = _deref(api, p.schema)
+    schema = resolve_schema(api, p.schema)
     return p.example is not MISSING or (
         isinstance(schema, dict) and ("example" in schema or bool(schema.get("examples")))
     )

@@ -225,6 +225,24 @@ class Api:
         return next(op for op in self.operations if op.operation_id == operation_id)
 
 
+def schema_ref_name(node: Any) -> str | None:
+    """The component name a `{"$ref": "#/components/schemas/Name"}` node points at."""
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    if isinstance(ref, str) and ref.startswith(SCHEMA_REF):
+        return ref[len(SCHEMA_REF) :]
+    return None
+
+
+def resolve_schema(api: Api, node: Any) -> dict[str, Any]:
+    """A schema with its `$ref`s to component schemas followed; keys beside a `$ref` win."""
+    seen = 0
+    while isinstance(node, dict) and schema_ref_name(node) and seen < 32:
+        beside = {k: v for k, v in node.items() if k != "$ref"}
+        node = {**api.schemas.get(schema_ref_name(node) or "", {}), **beside}
+        seen += 1
+    return node if isinstance(node, dict) else {}
+
+
 def _extensions(node: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in sorted(node.items()) if k.startswith("x-")}
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..examples import ExampleRequest, curl_command, example_request
-from ..ir import MISSING, Api, Operation
+from ..ir import MISSING, Api, Operation, resolve_schema
 from ..targets.client import ClientOp, environments, key_modes, status_docs
 from .model import (
     Block,
@@ -27,7 +27,6 @@ from .model import (
     schema_blocks,
     status_text,
 )
-from .schemas import resolve
 
 GuideMaker = Callable[[Api, DocsSettings, dict[str, ClientOp]], Guide | None]
 
@@ -338,7 +337,7 @@ def rate_limits(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) ->
 
 
 def _range(api: Api, node: Any) -> str:
-    schema = resolve(api, node)
+    schema = resolve_schema(api, node)
     low, high = schema.get("minimum"), schema.get("maximum")
     parts = [
         f"{low} to {high}" if high is not None else f"at least {low}" if low is not None else ""
@@ -372,7 +371,7 @@ def pagination(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) -> 
     blocks.append(Table(("Operation", "Style", "Parameters"), rows))
     page_op = next((op for op in paged if op.pagination == "page"), None)
     if page_op is not None and page_op.success.model:
-        schema = resolve(api, {"$ref": f"#/components/schemas/{page_op.success.model}"})
+        schema = resolve_schema(api, {"$ref": f"#/components/schemas/{page_op.success.model}"})
         pagination_schema = (schema.get("properties") or {}).get("pagination")
         if pagination_schema:
             name = str(pagination_schema.get("$ref", "pagination")).rsplit("/", 1)[-1]
@@ -472,7 +471,9 @@ def webhooks(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) -> Gu
         if rows:
             blocks.append(Table(("Header", "Required", "Description"), rows))
         if hook.body is not None:
-            about = " ".join(str(resolve(api, hook.body.schema).get("description") or "").split())
+            about = " ".join(
+                str(resolve_schema(api, hook.body.schema).get("description") or "").split()
+            )
             blocks.append(
                 Text(f"Body: `{hook.body.model}` (`{hook.body.content_type}`). {about}".strip())
             )

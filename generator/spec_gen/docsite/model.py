@@ -17,10 +17,10 @@ from ..examples import (
     response_example,
     token_env,
 )
-from ..ir import MISSING, Api, Operation
+from ..ir import MISSING, Api, Operation, resolve_schema
 from ..naming import module_name
 from ..targets.client import ClientOp, client_op, status_errors
-from .schemas import field_notes, field_tables, resolve, type_text
+from .schemas import field_notes, field_tables, type_text
 
 SERVER_ERROR_CLASS = "InternalServerError"  # the client's class for every 5xx (client/errors.py.j2)
 
@@ -242,7 +242,7 @@ def body_blocks(api: Api, op: Operation) -> list[Block]:
     if body is None:
         return []
     ref = {"$ref": f"#/components/schemas/{body.model}"}
-    schema = resolve(api, ref)
+    schema = resolve_schema(api, ref)
     what = type_text(api, ref)
     if what != f"`{body.model}`":
         what = f"`{body.model}`, {what}"

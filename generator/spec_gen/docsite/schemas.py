@@ -11,9 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..ir import Api
-
-SCHEMA_REF = "#/components/schemas/"
+from ..ir import Api, resolve_schema, schema_ref_name
 
 
 @dataclass(frozen=True)
@@ -22,22 +20,6 @@ class FieldTable:
     description: str
     rows: list[tuple[str, str, str, str]]  # name, type, required, description
     open_keys: str  # "" or what other keys an open object (additionalProperties) takes
-
-
-def ref_name(node: Any) -> str | None:
-    ref = node.get("$ref") if isinstance(node, dict) else None
-    if isinstance(ref, str) and ref.startswith(SCHEMA_REF):
-        return ref[len(SCHEMA_REF) :]
-    return None
-
-
-def resolve(api: Api, node: Any) -> dict[str, Any]:
-    seen = 0
-    while isinstance(node, dict) and ref_name(node) and seen < 32:
-        merged = {k: v for k, v in node.items() if k != "$ref"}
-        node = {**api.schemas.get(ref_name(node) or "", {}), **merged}
-        seen += 1
-    return node if isinstance(node, dict) else {}
 
 
 def _types(schema: dict[str, Any]) -> list[str]:
@@ -51,7 +33,7 @@ def _merged_all_of(api: Api, schema: dict[str, Any]) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     required: list[str] = []
     for part in schema["allOf"]:
-        part = _merged_all_of(api, resolve(api, part))
+        part = _merged_all_of(api, resolve_schema(api, part))
         properties.update(part.get("properties") or {})
         required.extend(part.get("required") or [])
     properties.update(schema.get("properties") or {})
@@ -61,7 +43,7 @@ def _merged_all_of(api: Api, schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_object(api: Api, node: Any) -> bool:
-    schema = _merged_all_of(api, resolve(api, node))
+    schema = _merged_all_of(api, resolve_schema(api, node))
     return bool(schema.get("properties")) or (
         "object" in _types(schema)
         and isinstance(schema.get("additionalProperties"), dict)
@@ -71,8 +53,8 @@ def is_object(api: Api, node: Any) -> bool:
 
 def type_text(api: Api, node: Any) -> str:
     """A field's type in words (inline Markdown): `integer`, `array of Webhook`, `string or null`."""
-    name = ref_name(node)
-    schema = resolve(api, node)
+    name = schema_ref_name(node)
+    schema = resolve_schema(api, node)
     if name and is_object(api, schema):
         return f"`{name}`"
     for combinator in ("oneOf", "anyOf"):
@@ -160,18 +142,18 @@ def notes(schema: dict[str, Any]) -> str:
 
 def field_notes(api: Api, node: Any) -> str:
     """Enum values, default and bounds of a field (through arrays and unions)."""
-    schema = resolve(api, node)
+    schema = resolve_schema(api, node)
     parts = [notes(schema)]
     for combinator in ("oneOf", "anyOf"):
-        parts += [notes(resolve(api, option)) for option in schema.get(combinator) or []]
+        parts += [notes(resolve_schema(api, option)) for option in schema.get(combinator) or []]
     if "array" in _types(schema):
-        parts.append(notes(resolve(api, schema.get("items") or {})))
+        parts.append(notes(resolve_schema(api, schema.get("items") or {})))
     return " ".join(dict.fromkeys(p for p in parts if p))
 
 
 def description(api: Api, node: Any) -> str:
     """A field's description: its own, else its schema's, plus notes and the provisional mark."""
-    schema = resolve(api, node)
+    schema = resolve_schema(api, node)
     own = node.get("description") if isinstance(node, dict) else None
     text = " ".join(str(own or schema.get("description") or "").split())
     text = f"{text} {field_notes(api, node)}".strip()
@@ -183,8 +165,8 @@ def description(api: Api, node: Any) -> str:
 
 def _nested(api: Api, node: Any, path: str) -> list[tuple[str, Any]]:
     """Objects a field leads to (through arrays, maps and unions), with their table titles."""
-    name = ref_name(node)
-    schema = resolve(api, node)
+    name = schema_ref_name(node)
+    schema = resolve_schema(api, node)
     if is_object(api, schema):
         return [(name or path, node)]
     found: list[tuple[str, Any]] = []
@@ -201,14 +183,14 @@ def _nested(api: Api, node: Any, path: str) -> list[tuple[str, Any]]:
 
 def field_tables(api: Api, node: Any, title: str, limit: int = 12) -> list[FieldTable]:
     tables: list[FieldTable] = []
-    queue = _nested(api, node, title) or [(ref_name(node) or title, node)]
+    queue = _nested(api, node, title) or [(schema_ref_name(node) or title, node)]
     seen: set[str] = set()
     while queue and len(tables) < limit:
         name, current = queue.pop(0)
         if name in seen:
             continue
         seen.add(name)
-        schema = _merged_all_of(api, resolve(api, current))
+        schema = _merged_all_of(api, resolve_schema(api, current))
         required = set(schema.get("required") or [])
         rows = []
         for field, prop in (schema.get("properties") or {}).items():

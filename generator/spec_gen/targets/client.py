@@ -8,7 +8,7 @@ from http import HTTPStatus
 from typing import Any
 
 from ..examples import param_example, request_example
-from ..ir import Api, Operation, Param
+from ..ir import Api, Operation, Param, schema_ref_name
 from ..naming import pascal, snake
 from ..render import names_in
 from . import Target
@@ -92,7 +92,9 @@ class ClientOp:
             out.append(f"{self.token_param}: bearer token sent instead of the client's API key.")
         if self.op.body is not None:
             text = " ".join((self.op.body.description or "").split())
-            out.append(f"body: {self.op.body.model}, or plain data validated into it. {text}".rstrip())
+            out.append(
+                f"body: {self.op.body.model}, or plain data validated into it. {text}".rstrip()
+            )
         return out
 
     @property
@@ -160,11 +162,6 @@ def environments(api: Api) -> dict[str, str]:
     return out
 
 
-def _ref_name(node: dict[str, Any]) -> str | None:
-    ref = node.get("$ref")
-    return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else None
-
-
 def _data_annotation(api: Api, model: str, known: set[str]) -> str | None:
     """The type of an envelope's `data` field, when the response is `{"data": ..., "pagination"?}`."""
     schema = api.schemas.get(model) or {}
@@ -174,12 +171,12 @@ def _data_annotation(api: Api, model: str, known: set[str]) -> str | None:
     if set(props) - {"data", "pagination"}:
         return None
     data = props["data"]
-    name = _ref_name(data)
+    name = schema_ref_name(data)
     if name:
         return name if name in known else None
     if data.get("type") == "array":
         items = data.get("items") or {}
-        item = _ref_name(items) or PRIMITIVES.get(str(items.get("type")))
+        item = schema_ref_name(items) or PRIMITIVES.get(str(items.get("type")))
         if item and (item in known or item in PRIMITIVES.values()):
             return f"list[{item}]"
     return None
