@@ -23,51 +23,100 @@ def _config(spec: str | None) -> Config:
 
 
 def _fail_on_spec_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Report located spec problems as `file:line: message` lines and exit 1, never a traceback."""
+    """Report located spec problems as `file:line:column: ...` lines and exit 1; an unexpected
+    error inside spec-gen exits 2 with one line naming the spec node it was working on."""
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         from .build import SpecInvalid
         from .load import SpecError
+        from .profiles import ProfileError
 
         try:
             return func(*args, **kwargs)
         except SpecError as exc:
             where = f"{exc.file}:{exc.line}" + (f":{exc.column}" if exc.column else "")
-            click.echo(f"{where}: {exc.message}", err=True)
+            click.echo(f"{where}: error {exc.message}", err=True)
             sys.exit(1)
         except SpecInvalid as exc:
             for finding in exc.findings:
                 click.echo(str(finding), err=True)
-            click.echo(f"{len(exc.findings)} problem(s) found", err=True)
+            errors = sum(f.is_error for f in exc.findings)
+            warnings = len(exc.findings) - errors
+            click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
             sys.exit(1)
+        except ProfileError as exc:
+            raise click.UsageError(str(exc)) from None
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001  (one line, never a traceback)
+            from .internal import describe
+
+            click.echo(describe(exc, kwargs), err=True)
+            sys.exit(2)
 
     return wrapper
 
 
+def _version() -> str:
+    """The installed distribution's version (whatever it is called), else the package's own."""
+    from importlib.metadata import PackageNotFoundError, packages_distributions, version
+
+    from . import __version__
+
+    for dist in packages_distributions().get("spec_gen", []):
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            continue
+    return __version__
+
+
+STRICT = click.option(
+    "--strict", is_flag=True, help="Treat warnings as errors (exit 1 on any finding)."
+)
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"spec-gen, version {_version()}")
+        ctx.exit()
+
+
 @click.group()
-@click.version_option(package_name="spec-gen-outreach", prog_name="spec-gen")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def main() -> None:
-    """spec-gen: validate an OpenAPI 3.1 spec and generate the API layer, client and docs."""
+    """spec-gen: validate an OpenAPI 3.0/3.1 spec and generate the API layer, client and docs."""
 
 
 @main.command()
 @click.argument("path", required=False, type=click.Path(dir_okay=False))
+@click.option("--spec", "spec_option", type=click.Path(dir_okay=False), help="Root spec file.")
+@STRICT
 @_fail_on_spec_errors
-def validate(path: str | None) -> None:
-    """Check the spec (default: the project's spec/openapi.yaml); exit 1 on any finding."""
+def validate(path: str | None, spec_option: str | None, strict: bool) -> None:
+    """Check the spec (default: the project's spec/openapi.yaml); exit 1 on any error.
+
+    Warnings are printed and do not fail the check unless --strict.
+    """
     from .build import load_and_validate
 
-    config = _config(path)
-    bundle = load_and_validate(config)
-    operations = sum(
-        1
-        for item in (bundle.document.get("paths") or {}).values()
-        for key in item
-        if key in ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-    )
+    config = _config(path or spec_option)
+    bundle = load_and_validate(config, strict=strict, echo=lambda line: click.echo(line, err=True))
+    from .walk import operations
+
+    count = sum(1 for _ in operations(bundle.document))
+    version = bundle.source_version
+    upgraded = f", read as 3.1 from {version}" if version.startswith("3.0") else ""
     click.echo(
-        f"{config.relative(config.spec)}: valid ({len(bundle.files)} files, {operations} operations)"
+        f"{config.relative(config.spec)}: valid ({len(bundle.files)} files, {count} operations{upgraded})"
     )
 
 
@@ -99,21 +148,29 @@ def bundle_command(path: str | None, fmt: str) -> None:
     "--spec", type=click.Path(dir_okay=False), help="Root spec file (default from pyproject)."
 )
 @click.option(
-    "--out", type=click.Path(file_okay=False), help="Output directory (default: generated/)."
+    "--output",
+    "--out",
+    "out",
+    type=click.Path(file_okay=False),
+    help="Output directory (default: generated/).",
 )
 @click.option(
     "--check", is_flag=True, help="Build into memory and compare with the output directory."
 )
 @click.option("--no-cache", is_flag=True, help="Ignore the content-hash cache; rebuild everything.")
+@STRICT
 @_fail_on_spec_errors
-def build(spec: str | None, out: str | None, check: bool, no_cache: bool) -> None:
-    """Generate the API layer, client and docs into generated/ (or compare with --check)."""
+def build(spec: str | None, out: str | None, check: bool, no_cache: bool, strict: bool) -> None:
+    """Generate the API layer, client and docs into generated/ (or compare with --check).
+
+    Warnings are printed and the build goes on, unless --strict.
+    """
     from . import build as builder
 
     config = _config(spec).with_overrides(output=Path(out).resolve() if out else None)
     if check:
-        sys.exit(0 if builder.check(config, echo=click.echo) else 1)
-    builder.build(config, use_cache=not no_cache, echo=click.echo)
+        sys.exit(0 if builder.check(config, echo=click.echo, strict=strict) else 1)
+    builder.build(config, use_cache=not no_cache, strict=strict, echo=click.echo)
 
 
 @main.command()
