@@ -1096,9 +1096,7 @@ def test_cli_fail_on_breaking_exits_1_on_a_breaking_change(tmp_path: Path) -> No
 
 def test_cli_fail_on_breaking_exits_0_on_warnings_and_additions(tmp_path: Path) -> None:
     before = set_((*Q, "schema", "pattern"), "^[a-z]+$")
-    mutation = both(
-        set_((*Q, "schema", "pattern"), "^[a-z0-9]+$"), set_(("paths", "/widgets"), WIDGETS)
-    )
+    mutation = both(set_((*Q, "schema", "pattern"), "^[a-z0-9]+$"), set_(("paths", "/widgets"), WIDGETS))
     old, new = write_specs(tmp_path, mutation, before)
     code, out = run(str(old), str(new), "--fail-on", "breaking")
     assert code == 0, out
