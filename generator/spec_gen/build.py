@@ -26,6 +26,7 @@ from .naming import pascal, snake
 from .profiles import ruleset
 from .tree import Change, changes, existing_files, short_diff, write_tree
 from .validate import (
+    apply_profile,
     bundle_findings,
     locate_findings,
     openapi_findings,
@@ -112,26 +113,30 @@ def render_tree(
     (so nothing is written) unless the spec is valid.
     """
     spec_bundle = bundle(config.spec)
+    rules = ruleset(config.lint)
     with ProcessPoolExecutor(max_workers=2, mp_context=get_context("fork")) as pool:
         verdict = pool.submit(_validation_verdict, spec_bundle.document, cache_dir)
+
+        def refused() -> bool:  # the validator refuses the document: its findings explain
+            return any(f.severity == "error" for f in apply_profile(verdict.result(), rules))
+
         try:
-            raw = rule_findings(spec_bundle.document, ruleset(config.lint))
+            raw = rule_findings(spec_bundle.document, rules)
         except Exception:
-            if verdict.result():  # a rule tripped over a document the validator refuses
-                raw = []
-            else:
+            if not refused():
                 raise
+            raw = []
         stops = spec_bundle.problems or any(f.severity == "error" or strict for f in raw)
+        files = None
         try:
             files = None if stops else _render(config, spec_bundle, cache_dir, pool)
         except Exception:
-            if verdict.result():  # the validator's findings explain it
-                files = None
-            else:
+            if not refused():
                 raise
-        raw = verdict.result() + raw
+        raw = apply_profile(verdict.result(), rules) + raw
     _settle(config, spec_bundle, raw, strict, echo)
-    assert files is not None  # _settle raised otherwise
+    if files is None:  # _settle raises first; kept for the type checker
+        raise SpecInvalid([])
     return BuildResult(files, spec_bundle.files)
 
 

@@ -274,6 +274,7 @@ def webhook_payloads(document: dict[str, Any]) -> list[RawFinding]:
 # rule id -> default severity in the default profile
 CORE_RULES: dict[str, str] = {
     "openapi": "error",  # openapi-spec-validator: the document's structure
+    "stray-keyword": "warn",  # a key the OpenAPI object does not define
     "schema": "error",  # a schema that is not valid JSON Schema
     "ref": "error",
     "operation-id-unique": "error",

@@ -8,6 +8,7 @@ file:line:column through the bundle's source map, sorted by file and position.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -42,17 +43,41 @@ def _message(error: Any) -> tuple[list[Any], str]:
     return list(error.absolute_path), str(error.message).strip().splitlines()[0]
 
 
+STRAY = re.compile(
+    r"^(?:Unevaluated|Additional) properties are not allowed \((.*) (?:was|were) unexpected\)"
+)
+
+
 def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
-    """Structure (the OpenAPI 3.1 schema) and schema meta-validation, each at its own node."""
+    """Structure (the OpenAPI 3.1 schema) and schema meta-validation, each at its own node.
+
+    A key the object does not define (a stray keyword) is a warning: it is ignored, as other
+    generators do; `--strict` makes it an error.
+    """
     from openapi_spec_validator.schemas import openapi_v31_schema_validator
 
-    out = [
-        RawFinding(join_pointer("", *path), "openapi", message)
+    errors = [
+        (join_pointer("", *path), message)
         for path, message in map(_message, openapi_v31_schema_validator.iter_errors(document))
     ]
-    if out:
+    out = []
+    for pointer, message in errors:
+        stray = STRAY.match(message)
+        if stray is None:
+            out.append(RawFinding(pointer, "openapi", message))
+            continue
+        for key in re.findall(r"'((?:[^'\\]|\\.)*)'", stray.group(1)):
+            at = join_pointer(pointer, key)
+            if any(p == at or p.startswith(at + "/") for p, _ in errors):
+                continue  # not stray: the key is there but its value is wrong (reported)
+            out.append(
+                RawFinding(
+                    at, "stray-keyword", f"{key!r} is not a field here; it is ignored", WARNING
+                )
+            )
+    if any(f.severity == ERROR for f in out):
         return out
-    return schema_meta_findings(document)
+    return out + schema_meta_findings(document)
 
 
 def schema_meta_findings(document: dict[str, Any]) -> list[RawFinding]:
@@ -81,6 +106,11 @@ def rule_findings(document: dict[str, Any], rules: Ruleset | None = None) -> lis
             raw.extend(check(document))
         if rules.house:
             raw.extend(house_findings(document, rules.options))
+    return apply_profile(raw, rules)
+
+
+def apply_profile(raw: list[RawFinding], rules: Ruleset) -> list[RawFinding]:
+    """Each finding at its rule's severity in the profile; `off` rules dropped."""
     out = []
     for finding in raw:
         severity = rules.severity(finding.rule)
@@ -128,7 +158,8 @@ def locate_findings(
 
 def validate_bundle(bundle: Bundle, rules: Ruleset | None = None) -> list[RawFinding]:
     """Every raw finding: the validators' and the profile's, merged (errors and warnings)."""
-    raw = openapi_findings(bundle.document)
+    rules = rules or ruleset(None)
+    raw = apply_profile(openapi_findings(bundle.document), rules)
     try:
         raw += rule_findings(bundle.document, rules)
     except Exception:
