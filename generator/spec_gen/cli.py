@@ -174,6 +174,37 @@ def build(spec: str | None, out: str | None, check: bool, no_cache: bool, strict
 
 
 @main.command()
+@click.option(
+    "--spec", type=click.Path(dir_okay=False), help="Root spec file (default from pyproject)."
+)
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    type=click.Path(dir_okay=False),
+    help="Write here (default: stdout). May be the spec itself.",
+)
+@_fail_on_spec_errors
+def upgrade(spec: str | None, output: str | None) -> None:
+    """Write the spec as OpenAPI 3.1 (what spec-gen reads a 3.0 document as).
+
+    Order and comments are kept for a single-file spec. A spec spread over several files is
+    written bundled into one (each file would need its own context to be upgraded alone).
+    """
+    from .migrate import upgraded_text
+
+    config = _config(spec)
+    text, note = upgraded_text(config.spec)
+    if note:
+        click.echo(note, err=True)
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command()
 @click.argument("tag")
 @click.option(
     "--spec", type=click.Path(dir_okay=False), help="Root spec file (default from pyproject)."

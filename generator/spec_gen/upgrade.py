@@ -55,6 +55,9 @@ def is_30(document: Any) -> bool:
 
 def _put(mapping: MutableMapping[str, Any], old: str | None, key: str, value: Any) -> None:
     """Set `key` (in `old`'s place when `old` is given and present), keeping key order."""
+    if old == key or old is None:
+        mapping[key] = value
+        return
     insert = getattr(mapping, "insert", None)
     if old is not None and old in mapping and insert is not None and key not in mapping:
         position = list(mapping).index(old)
