@@ -205,6 +205,37 @@ def upgrade(spec: str | None, output: str | None) -> None:
 
 
 @main.command()
+@click.option(
+    "--spec", help="The root spec file, relative to here (default: found, else openapi.yaml)."
+)
+@click.option("--output", default="generated", show_default=True, help="Output directory.")
+@click.option(
+    "--name", help="Package name stem: NAME_api, NAME_client (default: the folder's name)."
+)
+@click.option(
+    "--templates", help="A folder of your own templates overriding spec-gen's (optional)."
+)
+@click.option(
+    "--profile",
+    type=click.Choice(["default", "house"]),
+    default="default",
+    show_default=True,
+    help="Rule profile for validate and build.",
+)
+def init(
+    spec: str | None, output: str, name: str | None, templates: str | None, profile: str
+) -> None:
+    """Write [tool.spec-gen] into ./pyproject.toml (created when missing)."""
+    from .init import InitError, init_project
+
+    try:
+        path = init_project(Path.cwd(), spec, output, name, templates, profile)
+    except InitError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote [tool.spec-gen] to {path.name}; next: spec-gen validate, spec-gen build")
+
+
+@main.command()
 @click.argument("tag")
 @click.option(
     "--spec", type=click.Path(dir_okay=False), help="Root spec file (default from pyproject)."

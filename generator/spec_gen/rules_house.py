@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .errors import at
 from .findings import RawFinding
 from .naming import is_pascal_identifier, is_snake_identifier
 from .pointer import join_pointer, resolve_pointer
@@ -72,7 +73,10 @@ class HouseRules:
             for method in METHODS:
                 if method in item:
                     here = join_pointer("", "paths", path, method)
-                    self.operation(here, path, item, item[method], ids, declared_tags, client_names)
+                    with at(here):
+                        self.operation(
+                            here, path, item, item[method], ids, declared_tags, client_names
+                        )
         return self.out
 
     def schema_names(self) -> None:
@@ -103,14 +107,8 @@ class HouseRules:
                 "operation-id",
                 f"operationId {op_id!r} is not snake_case",
             )
-        elif op_id in ids:
-            self.add(
-                join_pointer(here, "operationId"),
-                "operation-id",
-                f"operationId {op_id!r} is also used at {ids[op_id]}",
-            )
         else:
-            ids[op_id] = here
+            ids[op_id] = here  # duplicates: the default profile's operation-id-unique
         tags = op.get("tags") or []
         if len(tags) != 1:
             self.add(here, "one-tag", f"an operation carries exactly one tag, found {len(tags)}")
@@ -157,7 +155,6 @@ class HouseRules:
             )
         client_names[(namespace, method)] = here
         params = self.params(here, item, op)
-        self.path_params(here, path, params)
         self.pagination(here, op, params)
         self.error_responses(here, op)
 
@@ -183,20 +180,6 @@ class HouseRules:
             if isinstance(param, dict) and "name" in param:
                 found[(str(param["name"]), str(param.get("in")))] = param
         return found
-
-    def path_params(
-        self, here: str, path: str, params: dict[tuple[str, str], dict[str, Any]]
-    ) -> None:
-        in_template = set(re.findall(r"{([^}]+)}", path))
-        declared = {name for name, where in params if where == "path"}
-        for name in sorted(in_template - declared):
-            self.add(
-                here, "path-params", f"path parameter {name!r} is in the path but not declared"
-            )
-        for name in sorted(declared - in_template):
-            self.add(
-                here, "path-params", f"path parameter {name!r} is declared but not in the path"
-            )
 
     def pagination(
         self, here: str, op: dict[str, Any], params: dict[tuple[str, str], dict[str, Any]]
