@@ -125,12 +125,13 @@ def validate(path: str | None, spec_option: str | None, strict: bool) -> None:
 @click.option(
     "--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True
 )
+@click.option("--spec", "spec_option", type=click.Path(dir_okay=False), help="Root spec file.")
 @_fail_on_spec_errors
-def bundle_command(path: str | None, fmt: str) -> None:
-    """Print the single resolved document (all files merged) on stdout."""
+def bundle_command(path: str | None, fmt: str, spec_option: str | None) -> None:
+    """Print the single resolved document (all files merged, as 3.1) on stdout."""
     from .build import load_and_validate
 
-    document = load_and_validate(_config(path)).document
+    document = load_and_validate(_config(path or spec_option)).document
     if fmt == "json":
         click.echo(json.dumps(document, indent=2, ensure_ascii=False))
         return

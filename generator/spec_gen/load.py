@@ -199,6 +199,15 @@ def is_schema_pointer(pointer: str) -> bool:
     return False
 
 
+def _reference_allowed(pointer: str) -> bool:
+    """Whether a `$ref` may stand at `pointer` (a Reference Object's place): not when it
+    replaces a whole map such as `properties` or `content`, as multi-file specs often do."""
+    tokens = split_pointer(pointer)
+    if len(tokens) >= 2 and tokens[-2] in NAME_MAPS:
+        return True
+    return not tokens or tokens[-1] not in NAME_MAPS
+
+
 class _Bundler:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
@@ -224,8 +233,11 @@ class _Bundler:
         keys = sorted(document, key=lambda k: (k != "components", list(document).index(k)))
         out: dict[str, Any] = {}
         for key in keys:
+            if str(key).startswith("x-"):  # extensions are left as written, `$ref`s included
+                out[key] = document[key]
+                continue
             out[key] = self.walk(
-                document[key], self.root, join_pointer("", key), join_pointer("", key), ""
+                document[key], self.root, join_pointer("", key), join_pointer("", key), key
             )
         self.bundle.document = {k: out[k] for k in document}
         if self.hoisted:
@@ -266,7 +278,8 @@ class _Bundler:
         siblings = {k: v for k, v in node.items() if k != "$ref"}
         if target_file == self.root:
             return {"$ref": "#" + pointer, **siblings}
-        mounted = self.mounts.get((target_file, pointer))
+        replaces_a_map = not _reference_allowed(here)
+        mounted = None if replaces_a_map else self.mounts.get((target_file, pointer))
         if mounted is not None:
             return {"$ref": "#" + mounted, **siblings}
         if "://" in file_part:
@@ -292,7 +305,10 @@ class _Bundler:
             if hoist
             else here
         )
-        self.mounts[(target_file, pointer)] = mount
+        if not replaces_a_map:  # a map (`properties: {$ref: ...}`) is copied at each use
+            self.mounts[(target_file, pointer)] = mount
+        if hoist:
+            self.hoisted[split_pointer(mount)[-1]] = None  # its place: the order first met
         self.bundle.origins[mount] = (target_file, pointer)
         self.bundle.ref_sites[mount] = (base, source)
         inlined = self.walk(copy.deepcopy(target), target_file, mount, pointer, "")
@@ -307,7 +323,13 @@ class _Bundler:
         """A stable, unique components/schemas name for an external schema."""
         tokens = split_pointer(pointer)
         stem = file.name.split(".")[0]
-        wanted = SCHEMA_NAME.sub("_", tokens[-1] if tokens else stem).strip("_") or "Schema"
+        # a whole-file schema is named after its file, as a class would be (droplet.yml: Droplet)
+        wanted = (
+            tokens[-1]
+            if tokens
+            else "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", stem))
+        )
+        wanted = SCHEMA_NAME.sub("_", wanted).strip("_") or "Schema"
         name, counter = wanted, 2
         while name in self.taken:
             name = f"{wanted}_{stem}" if counter == 2 and tokens else f"{wanted}_{counter}"
