@@ -320,22 +320,30 @@ class _Bundler:
         return inlined
 
     def name_for(self, file: Path, pointer: str) -> str:
-        """A stable, unique components/schemas name for an external schema."""
+        """A stable, unique components/schemas name for an external schema: the last token
+        of its pointer, or its file's name in PascalCase (droplet.yml: Droplet); on a clash,
+        qualified by the file (Region_regions) or the folder (other/error.yaml: OtherError)."""
         tokens = split_pointer(pointer)
         stem = file.name.split(".")[0]
-        # a whole-file schema is named after its file, as a class would be (droplet.yml: Droplet)
-        wanted = (
-            tokens[-1]
-            if tokens
-            else "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", stem))
-        )
-        wanted = SCHEMA_NAME.sub("_", wanted).strip("_") or "Schema"
-        name, counter = wanted, 2
+        if tokens:
+            candidates = [tokens[-1], f"{tokens[-1]}_{stem}"]
+        else:
+            candidates = [_pascal(stem), _pascal(file.parent.name) + _pascal(stem)]
+        candidates = [SCHEMA_NAME.sub("_", c).strip("_") or "Schema" for c in candidates]
+        name, counter = candidates[0], 2
+        for candidate in candidates:
+            name = candidate
+            if name not in self.taken:
+                break
         while name in self.taken:
-            name = f"{wanted}_{stem}" if counter == 2 and tokens else f"{wanted}_{counter}"
+            name = f"{candidates[0]}_{counter}"
             counter += 1
         self.taken.add(name)
         return name
+
+
+def _pascal(text: str) -> str:
+    return "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", text))
 
 
 def bundle(root: Path) -> Bundle:
