@@ -14,6 +14,7 @@ mounted under `components/schemas/Name` therefore keeps its name.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,6 +126,14 @@ def read_yaml(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise SpecError(path, 0, 0, f"cannot read file: {reason}") from None
+    if text.lstrip()[:1] in (
+        "{",
+        "[",
+    ):  # JSON (a subset of YAML 1.2): the json module is 10x faster
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass  # YAML flow style after all
     if _HAS_CLIB:
         try:
             return _loader(pure=False).load(text)
