@@ -73,9 +73,6 @@ def _has_clib() -> bool:
     return True
 
 
-_HAS_CLIB = _has_clib()
-
-
 def _json_types_constructor() -> Any:
     """ruamel's safe constructor reading YAML 1.2 as JSON types: a date-looking scalar stays a
     string (JSON has no dates), and every mapping key is a string (`200:` -> "200")."""
@@ -134,7 +131,7 @@ def read_yaml(path: Path) -> Any:
             return json.loads(text)
         except ValueError:
             pass  # YAML flow style after all
-    if _HAS_CLIB:
+    if _has_clib():
         try:
             return _loader(pure=False).load(text)
         except YAMLError:
