@@ -1,0 +1,190 @@
+"""Parameters, request bodies, responses (every status, `default` included) and headers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .document import Operation
+from .model import Where
+from .schemas import SchemaDiffer
+
+
+def _media_parts(media: str) -> tuple[str, str, str]:
+    """`application/problem+json` -> ("application", "problem", "json")."""
+    kind, _, subtype = media.split(";", 1)[0].strip().lower().partition("/")
+    name, plus, suffix = subtype.rpartition("+")
+    return (kind, name, suffix) if plus else (kind, "", subtype)
+
+
+def specializes(general: str, special: str) -> bool:
+    """`application/problem+json` specializes `application/json` (RFC 6838 structured suffix)."""
+    g_kind, g_name, g_suffix = _media_parts(general)
+    s_kind, s_name, s_suffix = _media_parts(special)
+    return g_kind == s_kind and not g_name and bool(s_name) and g_suffix == s_suffix
+
+
+class MessageDiffer(SchemaDiffer):
+    # -- parameters ---------------------------------------------------------------------
+
+    def parameters(self, old: Operation, new: Operation) -> None:
+        for key in [*old.params, *(k for k in new.params if k not in old.params)]:
+            old_param, new_param = old.params.get(key), new.params.get(key)
+            param = new_param or old_param or {}
+            name = f"{param.get('in')} parameter `{param.get('name')}`"
+            if new_param is None:
+                if (old_param or {}).get("deprecated"):
+                    self.emit(
+                        "request-parameter-removed-with-deprecation", f"deprecated {name} removed"
+                    )
+                else:
+                    self.emit("request-parameter-removed", f"removed the {name}")
+                continue
+            if old_param is None:
+                if new_param.get("required"):
+                    self.emit("new-required-request-parameter", f"added the required {name}")
+                else:
+                    self.emit("new-optional-request-parameter", f"added the optional {name}")
+                continue
+            if not old_param.get("required") and new_param.get("required"):
+                self.emit("request-parameter-became-required", f"the {name} became required")
+            if old_param.get("required") and not new_param.get("required"):
+                self.emit("request-parameter-became-optional", f"the {name} became optional")
+            if not old_param.get("deprecated") and new_param.get("deprecated"):
+                self.emit("request-parameter-deprecated", f"the {name} is deprecated")
+            if old_param.get("deprecated") and not new_param.get("deprecated"):
+                self.emit("request-parameter-reactivated", f"the {name} is no longer deprecated")
+            where = Where(
+                "request",
+                "request-parameter",
+                "request-parameter",
+                f"the {name}",
+                f"`@` of the {name}",
+            )
+            self.schema(old_param.get("schema"), new_param.get("schema"), where)
+
+    # -- request body -------------------------------------------------------------------
+
+    def request_body(self, old_raw: Any, new_raw: Any) -> None:
+        if old_raw is None and new_raw is None:
+            return
+        old, new = self.old.node(old_raw), self.new.node(new_raw)
+        if old_raw is None:
+            required = "required" if new.get("required") else "optional"
+            self.emit(f"request-body-added-{required}", f"added an {required} request body")
+            return
+        if new_raw is None:
+            self.emit("request-body-removed", "removed the request body")
+            return
+        if not old.get("required") and new.get("required"):
+            self.emit("request-body-became-required", "the request body became required")
+        if old.get("required") and not new.get("required"):
+            self.emit("request-body-became-optional", "the request body became optional")
+        old_content, new_content = self._content(old), self._content(new)
+        for media in old_content:
+            if media not in new_content:
+                self.emit(
+                    "request-body-media-type-removed", f"request media type `{media}` removed"
+                )
+        for media in new_content:
+            if media not in old_content:
+                self.emit("request-body-media-type-added", f"request media type `{media}` added")
+        common = [m for m in old_content if m in new_content]
+        for media in common:
+            suffix = f" ({media})" if len(common) > 1 else ""
+            where = Where(
+                "request",
+                "request-body",
+                "request-property",
+                f"the request body{suffix}",
+                f"request property `@`{suffix}",
+            )
+            self.schema(
+                self.old.node(old_content[media]).get("schema"),
+                self.new.node(new_content[media]).get("schema"),
+                where,
+            )
+
+    @staticmethod
+    def _content(node: dict[str, Any]) -> dict[str, Any]:
+        content = node.get("content")
+        return content if isinstance(content, dict) else {}
+
+    # -- responses ----------------------------------------------------------------------
+
+    def responses(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        for status in old:
+            if status not in new:
+                kind = "success" if str(status).startswith("2") else "non-success"
+                self.emit(f"response-{kind}-status-removed", f"removed the {status} response")
+        for status in new:
+            if status not in old:
+                kind = "success" if str(status).startswith("2") else "non-success"
+                self.emit(f"response-{kind}-status-added", f"added the {status} response")
+        for status, old_response in old.items():
+            if status in new:
+                self.response(str(status), self.old.node(old_response), self.new.node(new[status]))
+
+    def response(self, status: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+        self.headers(status, old.get("headers") or {}, new.get("headers") or {})
+        old_content, new_content = self._content(old), self._content(new)
+        pairs = [(m, m) for m in old_content if m in new_content]
+        removed = [m for m in old_content if m not in new_content]
+        added = [m for m in new_content if m not in old_content]
+        for media in removed:
+            partner = next(
+                (m for m in added if specializes(media, m) or specializes(m, media)), None
+            )
+            if partner is None:
+                self.emit(
+                    "response-media-type-removed", f"{status} response media type `{media}` removed"
+                )
+                continue
+            added.remove(partner)
+            pairs.append((media, partner))
+            kind = "specialized" if specializes(media, partner) else "generalized"
+            self.emit(
+                f"response-media-type-name-{kind}",
+                f"{status} response media type `{media}` became `{partner}`",
+            )
+        for media in added:
+            self.emit("response-media-type-added", f"{status} response media type `{media}` added")
+        for old_media, new_media in pairs:
+            suffix = f", {new_media}" if len(pairs) > 1 else ""
+            where = Where(
+                "response",
+                "response-body",
+                "response-property",
+                f"the {status} response body{suffix}",
+                f"response property `@` ({status}{suffix})",
+            )
+            self.schema(
+                self.old.node(old_content[old_media]).get("schema"),
+                self.new.node(new_content[new_media]).get("schema"),
+                where,
+            )
+
+    def headers(self, status: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+        old_h = {str(k).lower(): (str(k), v) for k, v in old.items()}
+        new_h = {str(k).lower(): (str(k), v) for k, v in new.items()}
+        for key, (name, raw) in old_h.items():
+            header = self.old.node(raw)
+            if key not in new_h:
+                rule = "required" if header.get("required") else "optional"
+                self.emit(
+                    f"{rule}-response-header-removed", f"{status} response header `{name}` removed"
+                )
+                continue
+            new_header = self.new.node(new_h[key][1])
+            if header.get("required") and not new_header.get("required"):
+                self.emit(
+                    "response-header-became-optional",
+                    f"{status} response header `{name}` became optional",
+                )
+            subject = f"the {status} response header `{name}`"
+            where = Where(
+                "response", "response-header", "response-header", subject, f"`@` of {subject}"
+            )
+            self.schema(header.get("schema"), new_header.get("schema"), where)
+        for key, (name, _) in new_h.items():
+            if key not in old_h:
+                self.emit("response-header-added", f"{status} response header `{name}` added")

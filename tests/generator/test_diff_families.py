@@ -1,0 +1,7 @@
+"""x"""
+
+from __future__ import annotations
+
+from diff_support import Case
+
+CASES: list[Case] = []
