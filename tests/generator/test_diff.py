@@ -38,10 +38,11 @@ from spec_gen.diff_rules import (
 )
 from test_diff_breaking import CASES as BREAKING
 from test_diff_families import CASES as FAMILIES
+from test_diff_keywords import CASES as KEYWORDS
 from test_diff_levels import CASES as LEVEL_CASES
 from test_diff_responses import CASES as RESPONSES
 
-ALL_CASES: list[Case] = [*BREAKING, *LEVEL_CASES, *FAMILIES, *RESPONSES]
+ALL_CASES: list[Case] = [*BREAKING, *LEVEL_CASES, *FAMILIES, *KEYWORDS, *RESPONSES]
 
 
 def test_every_rule_has_a_case(tmp_path: Path) -> None:

@@ -1,7 +1,268 @@
-"""x"""
+"""`spec-gen diff`: deprecation, `x-sunset`, `x-stability-level`, operation metadata,
+parameter defaults and webhooks (added, removed, and the checks inside them)."""
 
 from __future__ import annotations
 
-from diff_support import Case
+from pathlib import Path
+from typing import Any
 
-CASES: list[Case] = []
+import pytest
+from diff_support import (
+    DELETE_ONE,
+    KEYS,
+    OP_DELETE,
+    OP_KEYS,
+    PAGE,
+    Case,
+    Mutation,
+    Q,
+    _json,
+    both,
+    check_case,
+    drop,
+    on,
+    push,
+    set_,
+)
+
+KEYS_GET = (*KEYS, "get")
+FUTURE, PAST, EARLIER = "2999-01-01", "2001-01-01", "2000-01-01"
+
+
+def deprecated(where: tuple[Any, ...], sunset: str | None = None) -> Mutation:
+    marks = [set_((*where, "deprecated"), True)]
+    if sunset is not None:
+        marks.append(set_((*where, "x-sunset"), sunset))
+    return both(*marks)
+
+
+HOOK = {
+    "post": {
+        "operationId": "thing_created",
+        "requestBody": {
+            "required": True,
+            "content": _json(
+                {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
+            ),
+        },
+        "responses": {"200": {"description": "Received."}},
+    }
+}
+HOOK_OP = "POST webhook thing.created"
+HOOK_BODY = (
+    "webhooks",
+    "thing.created",
+    "post",
+    "requestBody",
+    "content",
+    "application/json",
+    "schema",
+)
+
+CASES: list[Case] = [
+    # -- removal, deprecation and sunset
+    (
+        "deprecated path removed",
+        deprecated(KEYS_GET),
+        drop(KEYS),
+        "non-breaking",
+        on("api-path-removed-with-deprecation", OP_KEYS),
+    ),
+    (
+        "deprecated operation removed before its sunset",
+        deprecated(DELETE_ONE, FUTURE),
+        drop(DELETE_ONE),
+        "breaking",
+        on("api-removed-before-sunset", OP_DELETE),
+    ),
+    (
+        "deprecated operation removed after its sunset",
+        deprecated(DELETE_ONE, PAST),
+        drop(DELETE_ONE),
+        "non-breaking",
+        on("api-removed-with-deprecation", OP_DELETE),
+    ),
+    (
+        "deprecated path removed before its sunset",
+        deprecated(KEYS_GET, FUTURE),
+        drop(KEYS),
+        "breaking",
+        on("api-path-removed-before-sunset", OP_KEYS),
+    ),
+    (
+        "removed operation's sunset is not a date",
+        deprecated(DELETE_ONE, "soon"),
+        drop(DELETE_ONE),
+        "breaking",
+        on("api-path-sunset-parse", OP_DELETE),
+    ),
+    (
+        "draft operation removed: not reported",
+        set_((*DELETE_ONE, "x-stability-level"), "draft"),
+        drop(DELETE_ONE),
+        "breaking",
+        set(),
+    ),
+    (
+        "deprecated with a sunset",
+        None,
+        deprecated(DELETE_ONE, FUTURE),
+        "non-breaking",
+        on("endpoint-deprecated-with-sunset", OP_DELETE),
+    ),
+    (
+        "deprecated with a sunset that is not a date",
+        None,
+        deprecated(DELETE_ONE, "soon"),
+        "breaking",
+        on("api-deprecated-sunset-parse", OP_DELETE),
+    ),
+    (
+        "deprecated with a sunset already past",
+        None,
+        deprecated(DELETE_ONE, PAST),
+        "breaking",
+        on("api-sunset-date-too-small", OP_DELETE),
+    ),
+    (
+        "sunset moved earlier into the past",
+        deprecated(DELETE_ONE, PAST),
+        set_((*DELETE_ONE, "x-sunset"), EARLIER),
+        "breaking",
+        on("api-sunset-date-changed-too-small", OP_DELETE),
+    ),
+    (
+        "sunset deleted from a deprecated operation",
+        deprecated(DELETE_ONE, FUTURE),
+        drop((*DELETE_ONE, "x-sunset")),
+        "breaking",
+        on("sunset-deleted", OP_DELETE),
+    ),
+    # -- stability
+    (
+        "stability decreased (stable to beta)",
+        None,
+        set_((*DELETE_ONE, "x-stability-level"), "beta"),
+        "breaking",
+        on("api-stability-decreased", OP_DELETE),
+    ),
+    (
+        "stability increased (beta to stable)",
+        set_((*DELETE_ONE, "x-stability-level"), "beta"),
+        set_((*DELETE_ONE, "x-stability-level"), "stable"),
+        "non-breaking",
+        on("api-stability-increased", OP_DELETE),
+    ),
+    (
+        "stability level unknown",
+        None,
+        set_((*DELETE_ONE, "x-stability-level"), "gamma"),
+        "breaking",
+        on("api-invalid-stability-level", OP_DELETE),
+    ),
+    # -- metadata
+    (
+        "operationId added",
+        drop((*DELETE_ONE, "operationId")),
+        set_((*DELETE_ONE, "operationId"), "delete_thing"),
+        "non-breaking",
+        on("api-operation-id-added", OP_DELETE),
+    ),
+    (
+        "operationId removed",
+        None,
+        drop((*DELETE_ONE, "operationId")),
+        "non-breaking",
+        on("api-operation-id-removed", OP_DELETE),
+    ),
+    (
+        "tag added",
+        None,
+        push((*DELETE_ONE, "tags"), "admin"),
+        "non-breaking",
+        on("api-tag-added", OP_DELETE),
+    ),
+    (
+        "tag removed",
+        push((*DELETE_ONE, "tags"), "admin"),
+        set_((*DELETE_ONE, "tags"), ["things"]),
+        "non-breaking",
+        on("api-tag-removed", OP_DELETE),
+    ),
+    # -- parameters
+    (
+        "parameter reactivated",
+        set_((*Q, "deprecated"), True),
+        drop((*Q, "deprecated")),
+        "non-breaking",
+        on("request-parameter-reactivated", "GET /api/v1/things"),
+    ),
+    (
+        "parameter default added",
+        None,
+        set_((*PAGE, "schema", "default"), 1),
+        "breaking",
+        on("request-parameter-default-value-added", "GET /api/v1/things"),
+    ),
+    (
+        "parameter default changed",
+        set_((*PAGE, "schema", "default"), 1),
+        set_((*PAGE, "schema", "default"), 2),
+        "breaking",
+        on("request-parameter-default-value-changed", "GET /api/v1/things"),
+    ),
+    (
+        "parameter default removed",
+        set_((*PAGE, "schema", "default"), 1),
+        drop((*PAGE, "schema", "default")),
+        "breaking",
+        on("request-parameter-default-value-removed", "GET /api/v1/things"),
+    ),
+    # -- webhooks
+    (
+        "webhook added",
+        None,
+        set_(("webhooks",), {"thing.created": HOOK}),
+        "non-breaking",
+        on("webhook-added", "webhook thing.created"),
+    ),
+    (
+        "webhook removed",
+        set_(("webhooks",), {"thing.created": HOOK}),
+        drop(("webhooks",)),
+        "breaking",
+        on("webhook-removed", "webhook thing.created"),
+    ),
+    (
+        "webhook: a new required property in its payload",
+        set_(("webhooks",), {"thing.created": HOOK}),
+        both(
+            set_((*HOOK_BODY, "properties", "kind"), {"type": "string"}),
+            push((*HOOK_BODY, "required"), "kind"),
+        ),
+        "breaking",
+        on("new-required-request-property", HOOK_OP),
+    ),
+    (
+        "webhook: an operation removed from it",
+        set_(("webhooks",), {"thing.created": {**HOOK, "put": HOOK["post"]}}),
+        drop(("webhooks", "thing.created", "put")),
+        "breaking",
+        on("api-removed-without-deprecation", "PUT webhook thing.created"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("before", "mutation", "verdict", "expected"),
+    [case[1:] for case in CASES],
+    ids=[case[0] for case in CASES],
+)
+def test_rule(
+    tmp_path: Path,
+    before: Mutation | None,
+    mutation: Mutation,
+    verdict: str,
+    expected: set[tuple[str, str]],
+) -> None:
+    check_case(tmp_path, before, mutation, verdict, expected)
