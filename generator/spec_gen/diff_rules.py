@@ -87,6 +87,31 @@ OPERATION_RULES: tuple[Rule, ...] = (
     Rule("request-parameter-default-value-added", B, "a parameter default added"),
     Rule("request-parameter-default-value-changed", B, "a parameter default changed"),
     Rule("request-parameter-default-value-removed", B, "a parameter default removed"),
+    Rule(
+        "request-parameter-removed-before-sunset",
+        B,
+        "a deprecated parameter removed before its `x-sunset`",
+    ),
+    Rule("request-parameter-sunset-parse", B, "a deprecated parameter's `x-sunset` is not a date"),
+    Rule(
+        "request-parameter-sunset-deleted",
+        B,
+        "`x-sunset` removed from a still deprecated parameter",
+    ),
+    Rule(
+        "request-body-media-type-schema-added",
+        B,
+        "a schema given to a request media type that had none",
+    ),
+    Rule("request-body-media-type-schema-removed", N, "the schema of a request media type removed"),
+    Rule(
+        "response-body-media-type-schema-added",
+        N,
+        "a schema given to a response media type that had none",
+    ),
+    Rule(
+        "response-body-media-type-schema-removed", W, "the schema of a response media type removed"
+    ),
     Rule("request-body-added-required", B, "a required request body added"),
     Rule("request-body-added-optional", N, "an optional request body added"),
     Rule("request-body-removed", B, "the request body removed"),
@@ -288,6 +313,18 @@ SCHEMA_CHECKS: tuple[SchemaCheck, ...] = (
     SchemaCheck("type-changed", B, B, "type/format changed to an unrelated one"),
     SchemaCheck("type-generalized", N, B, "type/format widened, e.g. integer to number"),
     SchemaCheck("type-specialized", B, N, "type/format narrowed, e.g. number to integer"),
+    SchemaCheck(
+        "list-of-types-narrowed",
+        B,
+        N,
+        "a list of types (or `oneOf`/`anyOf` of bare types) lost a type",
+    ),
+    SchemaCheck(
+        "list-of-types-widened",
+        N,
+        B,
+        "a list of types (or `oneOf`/`anyOf` of bare types) gained a type",
+    ),
     SchemaCheck("became-nullable", N, B, "now accepts / may return null"),
     SchemaCheck("became-not-nullable", B, N, "no longer accepts / returns null"),
     SchemaCheck("enum-value-removed", B, N, "an enum value removed"),

@@ -179,6 +179,51 @@ GET_SCHEMA = (*GET_ONE, "responses", "200", "content", "application/json", "sche
 CASES: list[Case] = [
     *_cases(),
     (
+        "request: list of types narrowed",
+        set_((*REQUEST_NOTE, "type"), ["string", "integer"]),
+        set_((*REQUEST_NOTE, "type"), "string"),
+        "breaking",
+        on("request-property-list-of-types-narrowed", OP_CREATE),
+    ),
+    (
+        "request: oneOf of bare types widened",
+        set_(REQUEST_NOTE, {"oneOf": [{"type": "string"}, {"type": "integer"}]}),
+        set_(
+            REQUEST_NOTE, {"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "boolean"}]}
+        ),
+        "non-breaking",
+        on("request-property-list-of-types-widened", OP_CREATE),
+    ),
+    (
+        "response: list of types widened",
+        set_((*RESPONSE_NOTE, "type"), ["string", "integer"]),
+        set_((*RESPONSE_NOTE, "type"), ["string", "integer", "boolean"]),
+        "breaking",
+        on("response-property-list-of-types-widened", *THING_READERS),
+    ),
+    (
+        "response: list of types narrowed",
+        set_((*RESPONSE_NOTE, "type"), ["string", "integer"]),
+        set_((*RESPONSE_NOTE, "type"), "integer"),
+        "non-breaking",
+        on("response-property-list-of-types-narrowed", *THING_READERS),
+    ),
+    (
+        "request: an empty pattern is no pattern",
+        set_((*REQUEST_NOTE, "pattern"), ""),
+        set_((*REQUEST_NOTE, "pattern"), "^a"),
+        "breaking",
+        on("request-property-pattern-added", OP_CREATE),
+    ),
+    (
+        "request: string to an integer enum also became-enum",
+        None,
+        set_(REQUEST_NOTE, {"type": "integer", "enum": [1, 2]}),
+        "breaking",
+        on("request-property-type-changed", OP_CREATE)
+        | on("request-property-became-enum", OP_CREATE),
+    ),
+    (
         "request: allOf member added",
         set_(CREATE_SCHEMA, {"allOf": [_ref("ThingCreate")]}),
         push((*CREATE_SCHEMA, "allOf"), {"minProperties": 1}),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from diff_support import (
+    CREATE,
     DELETE_ONE,
     GET_ONE,
     OP_CREATE,
@@ -16,6 +17,7 @@ from diff_support import (
     SCHEMAS,
     Case,
     Mutation,
+    _ref,
     _walk,
     both,
     check_case,
@@ -25,6 +27,7 @@ from diff_support import (
 )
 
 GET_200 = (*GET_ONE, "responses", "200")
+CREATE_SCHEMA = (*CREATE, "requestBody", "content", "application/json", "schema")
 HEADER = (*DELETE_ONE, "responses", "204", "headers", "Retry-After", "schema")
 WITH_HEADER = set_((*DELETE_ONE, "responses", "204", "headers"), RETRY_AFTER)
 OP_DELETE = "DELETE /api/v1/things/{thing_id}"
@@ -73,6 +76,34 @@ CASES: list[Case] = [
         drop(("components", "responses", "NotFound", "content")),
         "breaking",
         on("response-media-type-removed", OP_LIST, OP_CREATE),
+    ),
+    (
+        "response media type given a schema",
+        drop((*GET_200, "content", "application/json", "schema")),
+        set_((*GET_200, "content", "application/json", "schema"), _ref("Thing")),
+        "non-breaking",
+        on("response-body-media-type-schema-added", OP_GET),
+    ),
+    (
+        "response media type lost its schema",
+        None,
+        drop((*GET_200, "content", "application/json", "schema")),
+        "warning",
+        on("response-body-media-type-schema-removed", OP_GET),
+    ),
+    (
+        "request media type given a schema",
+        drop(CREATE_SCHEMA),
+        set_(CREATE_SCHEMA, _ref("ThingCreate")),
+        "breaking",
+        on("request-body-media-type-schema-added", OP_CREATE),
+    ),
+    (
+        "request media type lost its schema",
+        None,
+        drop(CREATE_SCHEMA),
+        "non-breaking",
+        on("request-body-media-type-schema-removed", OP_CREATE),
     ),
     (
         "header type changed",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -149,3 +150,17 @@ def param_key(param: dict[str, Any], path_names: list[str]) -> tuple[str, str]:
     if location == "header":
         return (location, name.lower())
     return (location, name)
+
+
+def parse_sunset(value: Any) -> datetime.date | str | None:
+    """An `x-sunset` as a date; None when absent; the raw text when it is not a date."""
+    if value is None:
+        return None
+    if isinstance(value, datetime.datetime):
+        return value.date()
+    if isinstance(value, datetime.date):
+        return value
+    try:
+        return datetime.date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return str(value)

@@ -54,7 +54,8 @@ class SymbolChange:
 
     @property
     def operation(self) -> tuple[str, str] | None:
-        return (self.new or self.old).operation if (self.new or self.old) else None
+        symbol = self.new or self.old
+        return symbol.operation if symbol is not None else None
 
     @property
     def mentions(self) -> frozenset[str]:

@@ -108,7 +108,7 @@ class KeywordDiffer(Emitter):
 
     def pattern(self, old: dict[str, Any], new: dict[str, Any], where: Where, path: str) -> None:
         family, subject = where.family(path), where.subject(path)
-        old_p, new_p = old.get("pattern"), new.get("pattern")
+        old_p, new_p = old.get("pattern") or None, new.get("pattern") or None  # "" is no pattern
         if old_p == new_p:
             return
         if old_p is None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
-from .document import Operation
+from .document import Operation, parse_sunset
 from .model import Where
 from .schemas import SchemaDiffer
 
@@ -32,12 +33,7 @@ class MessageDiffer(SchemaDiffer):
             param = new_param or old_param or {}
             name = f"{param.get('in')} parameter `{param.get('name')}`"
             if new_param is None:
-                if (old_param or {}).get("deprecated"):
-                    self.emit(
-                        "request-parameter-removed-with-deprecation", f"deprecated {name} removed"
-                    )
-                else:
-                    self.emit("request-parameter-removed", f"removed the {name}")
+                self.parameter_removed(old_param or {}, name)
                 continue
             if old_param is None:
                 if new_param.get("required"):
@@ -53,6 +49,8 @@ class MessageDiffer(SchemaDiffer):
                 self.emit("request-parameter-deprecated", f"the {name} is deprecated")
             if old_param.get("deprecated") and not new_param.get("deprecated"):
                 self.emit("request-parameter-reactivated", f"the {name} is no longer deprecated")
+            if old_param.get("deprecated") and new_param.get("deprecated"):
+                self.parameter_sunset(old_param, new_param, name)
             where = Where(
                 "request",
                 "request-parameter",
@@ -61,6 +59,37 @@ class MessageDiffer(SchemaDiffer):
                 f"`@` of the {name}",
             )
             self.schema(old_param.get("schema"), new_param.get("schema"), where)
+
+    def parameter_removed(self, old: dict[str, Any], name: str) -> None:
+        if not old.get("deprecated"):
+            self.emit("request-parameter-removed", f"removed the {name}")
+            return
+        date = parse_sunset(old.get("x-sunset"))
+        if isinstance(date, str):
+            self.emit(
+                "request-parameter-sunset-parse", f"`x-sunset: {date}` of the {name} is not a date"
+            )
+        elif date is not None and datetime.date.today() < date:
+            self.emit(
+                "request-parameter-removed-before-sunset",
+                f"deprecated {name} removed before its sunset {date}",
+            )
+        else:
+            self.emit("request-parameter-removed-with-deprecation", f"deprecated {name} removed")
+
+    def parameter_sunset(self, old: dict[str, Any], new: dict[str, Any], name: str) -> None:
+        old_date, date = parse_sunset(old.get("x-sunset")), parse_sunset(new.get("x-sunset"))
+        if old_date == date:
+            return
+        if isinstance(old_date, str) or isinstance(date, str):
+            shown = date if isinstance(date, str) else old_date
+            self.emit(
+                "request-parameter-sunset-parse", f"`x-sunset: {shown}` of the {name} is not a date"
+            )
+        elif date is None:
+            self.emit(
+                "request-parameter-sunset-deleted", f"`x-sunset` removed from the deprecated {name}"
+            )
 
     # -- request body -------------------------------------------------------------------
 
@@ -98,11 +127,22 @@ class MessageDiffer(SchemaDiffer):
                 f"the request body{suffix}",
                 f"request property `@`{suffix}",
             )
-            self.schema(
-                self.old.node(old_content[media]).get("schema"),
-                self.new.node(new_content[media]).get("schema"),
-                where,
+            self.media_schema("request", media, old_content[media], new_content[media], where)
+
+    def media_schema(self, side: str, media: str, old_raw: Any, new_raw: Any, where: Where) -> None:
+        """A media type's schema: given, taken away, or compared."""
+        old, new = self.old.node(old_raw).get("schema"), self.new.node(new_raw).get("schema")
+        if old is None and new is not None:
+            self.emit(
+                f"{side}-body-media-type-schema-added", f"{where.root} (`{media}`) now has a schema"
             )
+        elif old is not None and new is None:
+            self.emit(
+                f"{side}-body-media-type-schema-removed",
+                f"{where.root} (`{media}`) lost its schema",
+            )
+        else:
+            self.schema(old, new, where)
 
     @staticmethod
     def _content(node: dict[str, Any]) -> dict[str, Any]:
@@ -157,10 +197,8 @@ class MessageDiffer(SchemaDiffer):
                 f"the {status} response body{suffix}",
                 f"response property `@` ({status}{suffix})",
             )
-            self.schema(
-                self.old.node(old_content[old_media]).get("schema"),
-                self.new.node(new_content[new_media]).get("schema"),
-                where,
+            self.media_schema(
+                "response", new_media, old_content[old_media], new_content[new_media], where
             )
 
     def headers(self, status: str, old: dict[str, Any], new: dict[str, Any]) -> None:

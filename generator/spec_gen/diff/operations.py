@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from .document import Operation
+from .document import Operation, parse_sunset
 from .messages import MessageDiffer
 
 TIERS = ("read", "write", "billable")  # x-tier, lowest first
@@ -27,18 +27,8 @@ def stability(op: Operation) -> str | None:
 
 
 def sunset(op: Operation) -> datetime.date | None | str:
-    """The `x-sunset` date; None when absent; the raw text when it is not a date."""
-    value = op.node.get("x-sunset")
-    if value is None:
-        return None
-    if isinstance(value, datetime.datetime):
-        return value.date()
-    if isinstance(value, datetime.date):
-        return value
-    try:
-        return datetime.date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return str(value)
+    """The operation's `x-sunset` date; None when absent; the raw text when not a date."""
+    return parse_sunset(op.node.get("x-sunset"))
 
 
 def _security_alternatives(requirements: Any) -> dict[frozenset[str], dict[str, set[str]]]:
@@ -184,7 +174,10 @@ class Differ(MessageDiffer):
                 self.emit("endpoint-deprecated-with-sunset", f"operation deprecated, sunset {date}")
         elif old.deprecated and new.deprecated:
             old_date = sunset(old)
-            if old_date is not None and date is None:
+            if old_date != date and (isinstance(old_date, str) or isinstance(date, str)):
+                shown = date if isinstance(date, str) else old_date
+                self.emit("api-path-sunset-parse", f"`x-sunset: {shown}` is not a date")
+            elif old_date is not None and date is None:
                 self.emit("sunset-deleted", "`x-sunset` removed from a deprecated operation")
             elif (
                 isinstance(old_date, datetime.date)

@@ -69,3 +69,17 @@ def readme_section(readme: str) -> str:
     """The text between the README's markers (what `rules_markdown` must equal)."""
     start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
     return readme[start:end].strip("\n") + "\n"
+
+
+def refresh(readme: str) -> str:
+    """README text with the section between the markers regenerated."""
+    start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
+    return readme[:start] + "\n" + rules_markdown() + readme[end:]
+
+
+if __name__ == "__main__":  # python -m spec_gen.diff.readme README.md
+    import sys
+    from pathlib import Path
+
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    target.write_text(refresh(target.read_text(encoding="utf-8")), encoding="utf-8")

@@ -113,6 +113,10 @@ def flatten(doc: Doc, schema: dict[str, Any], refs: frozenset[str] = frozenset()
     return merged
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 class SchemaDiffer(KeywordDiffer):
     def schema(
         self,
@@ -141,7 +145,11 @@ class SchemaDiffer(KeywordDiffer):
             return
         self.all_of(old, new, where, path)
         old, new = flatten(self.old, old), flatten(self.new, new)
+        if self.list_of_types(old, new, where, path):
+            self.values(old, new, where, path)
+            return
         if not self.types(old, new, where, path):
+            self.enum(old, new, where, path)  # e.g. string to an integer enum: became-enum too
             return
         self.values(old, new, where, path)
         self.properties(old, new, where, path, seen, depth)
@@ -165,11 +173,53 @@ class SchemaDiffer(KeywordDiffer):
                 return branch
         return None
 
+    @staticmethod
+    def type_list(schema: dict[str, Any]) -> frozenset[str] | None:
+        """The types of a list of types (`type: [a, b]`, or `oneOf`/`anyOf` of bare types)."""
+        types, _ = schema_types(schema)
+        if len(types) > 1:
+            return types
+        for keyword in ("oneOf", "anyOf"):
+            branches = schema.get(keyword)
+            if not isinstance(branches, list) or not branches:
+                continue
+            found: set[str] = set()
+            for branch in branches:
+                if not isinstance(branch, dict) or set(branch) != {"type"}:
+                    return None
+                found |= schema_types(branch)[0]
+            return frozenset(found)
+        return None
+
+    def list_of_types(
+        self, old: dict[str, Any], new: dict[str, Any], where: Where, path: str
+    ) -> bool:
+        """Report a change to a list of types; True when either side is one."""
+        old_list, new_list = self.type_list(old), self.type_list(new)
+        if old_list is None and new_list is None:
+            return False
+        old_types = old_list if old_list is not None else schema_types(old)[0]
+        new_types = new_list if new_list is not None else schema_types(new)[0]
+        family, subject = where.family(path), where.subject(path)
+        lost, gained = sorted(old_types - new_types), sorted(new_types - old_types)
+        if lost:
+            self.emit(
+                f"{family}-list-of-types-narrowed", f"{subject} no longer accepts {', '.join(lost)}"
+            )
+        if gained:
+            self.emit(
+                f"{family}-list-of-types-widened", f"{subject} now accepts {', '.join(gained)}"
+            )
+        if not lost and not gained:
+            return False  # the same list: compared as any schema
+        self.nullability(old, new, where, path)
+        return True
+
     def types(self, old: dict[str, Any], new: dict[str, Any], where: Where, path: str) -> bool:
         """Report type and nullability changes; False when the types share nothing more to compare."""
         family, subject = where.family(path), where.subject(path)
-        old_types, old_null = schema_types(old)
-        new_types, new_null = schema_types(new)
+        old_types, _ = schema_types(old)
+        new_types, _ = schema_types(new)
         if old_types and new_types:
             relation = type_relation(old_types, old.get("format"), new_types, new.get("format"))
             text = (
@@ -188,13 +238,19 @@ class SchemaDiffer(KeywordDiffer):
             )
             if not comparable:
                 return False  # e.g. object to string: nothing inside is worth comparing
+        self.nullability(old, new, where, path)
+        return True
+
+    def nullability(
+        self, old: dict[str, Any], new: dict[str, Any], where: Where, path: str
+    ) -> None:
+        old_null, new_null = schema_types(old)[1], schema_types(new)[1]
         if old_null != new_null:
             became = "became-nullable" if new_null else "became-not-nullable"
             self.emit(
-                f"{family}-{became}",
-                f"{subject} {'is now' if new_null else 'is no longer'} nullable",
+                f"{where.family(path)}-{became}",
+                f"{where.subject(path)} {'is now' if new_null else 'is no longer'} nullable",
             )
-        return True
 
     def all_of(self, old: dict[str, Any], new: dict[str, Any], where: Where, path: str) -> None:
         if "allOf" not in old and "allOf" not in new:
@@ -227,8 +283,8 @@ class SchemaDiffer(KeywordDiffer):
         request = where.side == "request"
         # a request never carries readOnly properties; a response never writeOnly ones
         hidden = "readOnly" if request else "writeOnly"
-        old_all = old.get("properties") if isinstance(old.get("properties"), dict) else {}
-        new_all = new.get("properties") if isinstance(new.get("properties"), dict) else {}
+        old_all = _mapping(old.get("properties"))
+        new_all = _mapping(new.get("properties"))
         old_req, new_req = set(old.get("required") or []), set(new.get("required") or [])
         for name, old_prop in old_all.items():
             subject = where.subject(child(path, name))
