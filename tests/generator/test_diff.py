@@ -117,7 +117,9 @@ def test_rule_ids_are_kebab_case_with_known_verdicts() -> None:
 def test_readme_rules_section_is_exactly_the_generated_tables() -> None:
     readme = (ROOT / "README.md").read_text()
     assert readme.count(BEGIN) == 1 and readme.count(END) == 1
-    assert readme_section(readme) == rules_markdown(), "run: python -m spec_gen.diff.readme README.md"
+    assert readme_section(readme) == rules_markdown(), (
+        "run: python -m spec_gen.diff.readme README.md"
+    )
 
 
 def test_every_departure_names_a_rule_at_another_level_than_oasdiff() -> None:
