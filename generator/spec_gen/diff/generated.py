@@ -17,7 +17,7 @@ from typing import Any
 
 from ..config import Config
 from .model import Change
-from .symbols import Symbol, module_symbols, normalise
+from .symbols import Symbol, incompatible, module_symbols, normalise
 
 MAX_LINES = 12  # symbols listed under one change before "and N more"
 
@@ -58,6 +58,11 @@ class SymbolChange:
         return symbol.operation if symbol is not None else None
 
     @property
+    def incompatible(self) -> bool:
+        symbol = self.old or self.new
+        return incompatible(symbol.kind if symbol else "", self.old, self.new)
+
+    @property
     def mentions(self) -> frozenset[str]:
         return (self.old.names if self.old else frozenset()) | (
             self.new.names if self.new else frozenset()
@@ -76,6 +81,7 @@ class SymbolChange:
             "role": self.role,
             "symbol": self.name,
             "change": self.change,
+            "incompatible": self.incompatible,
             "old": self.old.text if self.old else None,
             "new": self.new.text if self.new else None,
         }
@@ -126,18 +132,16 @@ class GeneratedView:
     def _flag(self, key: tuple[str, str]) -> str:
         ops = [c for c in self.changes if (c.method, normalise(c.path)) == key]
         breaking = any(c.level == "breaking" for c in ops)
-        client = [
-            s
-            for s in self.related(*key)
-            if s.role in ("client method", "client model") and s.change != "added"
-        ]
-        if breaking and not client and not any(c.rule == "endpoint-added" for c in ops):
+        client = [s for s in self.related(*key) if s.role in ("client method", "client model")]
+        broken = [s for s in client if s.incompatible]
+        if breaking and not any(s.change != "added" for s in client) and ops[0].method:
             return (
                 "breaking, yet no generated client signature or model changes:"
                 " callers find out at run time"
             )
-        if client and not breaking:
-            return "the generated client's signatures change, yet no change here is breaking"
+        if broken and not breaking:
+            names = ", ".join(f"`{s.name}`" for s in broken[:3])
+            return f"the generated client changes incompatibly ({names}), yet no change here is breaking"
         return ""
 
     def markdown_for(self, change: Change) -> list[str]:

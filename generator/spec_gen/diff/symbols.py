@@ -85,3 +85,45 @@ def _member(owner: str, item: ast.stmt) -> Symbol | None:
         text = f"{item.targets[0].id} = {ast.unparse(item.value)}"
         return Symbol(f"{owner}.{item.targets[0].id}", "field", text, None, _names(text))
     return None
+
+
+def _parameters(text: str) -> tuple[dict[str, tuple[str, bool]], str] | None:
+    """A signature's parameters (name -> annotation, has a default) and its return annotation."""
+    try:
+        node = ast.parse(text.removeprefix("async ") + ": ...").body[0]
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.FunctionDef):
+        return None
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [False] * (len(positional) - len(args.defaults)) + [True] * len(args.defaults)
+    found = {
+        a.arg: (ast.unparse(a.annotation) if a.annotation else "", d)
+        for a, d in zip(positional, defaults, strict=True)
+    }
+    for a, default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        found[a.arg] = (ast.unparse(a.annotation) if a.annotation else "", default is not None)
+    return found, ast.unparse(node.returns) if node.returns else ""
+
+
+def incompatible(kind: str, old: Symbol | None, new: Symbol | None) -> bool:
+    """Does this change break code written against OLD (a call, or a read of a field)?"""
+    if old is None:
+        return False  # something added breaks nobody
+    if new is None:
+        return True
+    if kind != "method" and kind != "function":
+        return old.text != new.text
+    before, after = _parameters(old.text), _parameters(new.text)
+    if before is None or after is None:
+        return old.text != new.text
+    (old_params, old_return), (new_params, new_return) = before, after
+    if old_return != new_return:
+        return True
+    for name, (annotation, _) in old_params.items():
+        if name not in new_params or new_params[name][0] != annotation:
+            return True
+    return any(
+        not has_default and name not in old_params for name, (_, has_default) in new_params.items()
+    )
