@@ -99,6 +99,75 @@ def test_cli_unloadable_spec_exits_2(tmp_path: Path) -> None:
     assert "new.json:" in result.output and "invalid YAML" in result.output
 
 
+def test_cli_removed_bound_reports_unset_instead_of_crashing(tmp_path: Path) -> None:
+    old, new = write_specs(tmp_path, drop((*Q, "schema", "maxLength")))
+    code, out = run(str(old), str(new), "--fail-on", "breaking")
+    assert code == 0, out
+    assert "| `GET /api/v1/things` | `request-parameter-max-length-unset` |" in out
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "code"), [("warning", 1), ("WARN", 1), ("breaking", 0), ("ERR", 0)]
+)
+def test_cli_fail_on_levels_and_oasdiff_names(tmp_path: Path, fail_on: str, code: int) -> None:
+    """An optional response header removed is a WARN: it fails `--fail-on warning` only."""
+    before = set_(
+        (*DELETE_ONE, "responses", "204", "headers"), {"X-Trace": {"schema": {"type": "string"}}}
+    )
+    old, new = write_specs(tmp_path, drop((*DELETE_ONE, "responses", "204", "headers")), before)
+    got, out = run(str(old), str(new), "--fail-on", fail_on)
+    assert got == code, out
+    assert "`optional-response-header-removed`" in out
+
+
+HOSTILE: list[tuple[str, Any]] = [
+    ("paths is a list", {"paths": ["/x"]}),
+    ("an operation is a list", {"paths": {"/x": {"get": ["nope"]}}}),
+    ("responses is a list", {"paths": {"/x": {"get": {"responses": ["200"]}}}}),
+    ("parameters hold null", {"paths": {"/x": {"get": {"parameters": [None], "responses": {}}}}}),
+    (
+        "a schema is a string",
+        {
+            "paths": {
+                "/x": {
+                    "post": {
+                        "requestBody": {"content": {"application/json": {"schema": "x"}}},
+                        "responses": {},
+                    }
+                }
+            }
+        },
+    ),
+    (
+        "properties is a list",
+        {"components": {"schemas": {"Thing": {"type": "object", "properties": ["id"]}}}},
+    ),
+    ("a dangling $ref", {"components": {"schemas": {"Thing": {"$ref": "#/nowhere"}}}}),
+    ("servers hold a number", {"servers": [{"url": 5}]}),
+    ("webhooks is a list", {"webhooks": ["x"]}),
+    ("enum is a string", {"components": {"schemas": {"Status": {"enum": "open"}}}}),
+    (
+        "x-sunset is a number",
+        {"paths": {"/things": {"get": {"deprecated": True, "x-sunset": 5, "responses": {}}}}},
+    ),
+]
+
+
+@pytest.mark.parametrize("overlay", [h[1] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
+def test_cli_never_shows_a_traceback(tmp_path: Path, overlay: dict[str, Any]) -> None:
+    """Whatever the documents hold, the command exits 0, 1 or 2 and names no Python internals."""
+    old, new = write_specs(tmp_path, lambda d: d.update(copy.deepcopy(overlay)))
+    for pair in ((old, new), (new, old)):
+        result = CliRunner().invoke(main, ["diff", *map(str, pair), "--fail-on", "warning"])
+        assert result.exit_code in (0, 1, 2), result.output
+        assert "Traceback" not in result.output
+        assert not isinstance(result.exception, Exception) or isinstance(
+            result.exception, SystemExit
+        )
+        if result.exit_code == 2:
+            assert result.stderr.count("\n") == 1 and result.stderr.startswith("spec-gen diff: ")
+
+
 # -- git revisions ----------------------------------------------------------------------
 
 
