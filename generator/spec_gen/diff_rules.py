@@ -84,6 +84,11 @@ OPERATION_RULES: tuple[Rule, ...] = (
     Rule("request-parameter-became-optional", N, "a required request parameter became optional"),
     Rule("request-parameter-deprecated", N, "a request parameter marked `deprecated`"),
     Rule("request-parameter-reactivated", N, "`deprecated` removed from a request parameter"),
+    Rule(
+        "request-parameter-property-type-changed",
+        W,
+        "a property of an object parameter changed type",
+    ),
     Rule("request-parameter-default-value-added", B, "a parameter default added"),
     Rule("request-parameter-default-value-changed", B, "a parameter default changed"),
     Rule("request-parameter-default-value-removed", B, "a parameter default removed"),
@@ -218,11 +223,16 @@ class Departure:
 
 # Where this project's level is not oasdiff's, and why (the README prints this table).
 _RENAME = (
-    "the project's rename rule: a removed or renamed field or parameter breaks the"
-    " generated client's callers (its method signature or model changes)"
+    "the project's rename rule: a removed or renamed field breaks the clients that send"
+    " or read it, and the generated model loses the field"
 )
 DEPARTURES: tuple[Departure, ...] = (
-    Departure("request-parameter-removed", "WARN", _RENAME),
+    Departure(
+        "request-parameter-removed",
+        "WARN",
+        "the generated client method loses the keyword argument: callers passing it get a"
+        " `TypeError`, and the generated router rejects or ignores the parameter",
+    ),
     Departure("request-property-removed", "WARN", _RENAME),
     Departure("response-optional-property-removed", "WARN", _RENAME),
     Departure(
@@ -244,7 +254,12 @@ class SchemaCheck:
     description: str
 
 
-REQUEST_FAMILIES = ("request-parameter", "request-body", "request-property")
+REQUEST_FAMILIES = (
+    "request-parameter",
+    "request-parameter-property",  # inside an object-valued parameter
+    "request-body",
+    "request-property",
+)
 RESPONSE_FAMILIES = ("response-body", "response-property", "response-header")
 
 # keyword, rule id part, bound: "upper" bounds narrow when lowered, "lower" bounds when raised

@@ -37,6 +37,12 @@ def deprecated(where: tuple[Any, ...], sunset: str | None = None) -> Mutation:
     return both(*marks)
 
 
+FILTERS = {
+    "name": "filters",
+    "in": "query",
+    "style": "deepObject",
+    "schema": {"type": "object", "properties": {"group_id": {"type": "number"}}},
+}
 HOOK = {
     "post": {
         "operationId": "thing_created",
@@ -260,6 +266,20 @@ CASES: list[Case] = [
         set_((*DELETE_ONE, "x-sunset"), "soon"),
         "breaking",
         on("api-path-sunset-parse", OP_DELETE),
+    ),
+    (
+        "a property of an object parameter changed type (oasdiff: WARN)",
+        set_(PAGE, FILTERS),
+        set_((*PAGE, "schema", "properties", "group_id", "type"), "string"),
+        "warning",
+        on("request-parameter-property-type-changed", OP_LIST),
+    ),
+    (
+        "a property of an object parameter narrowed (number to integer)",
+        set_(PAGE, FILTERS),
+        set_((*PAGE, "schema", "properties", "group_id", "type"), "integer"),
+        "breaking",
+        on("request-parameter-property-type-specialized", OP_LIST),
     ),
     # -- webhooks
     (

@@ -54,9 +54,10 @@ class MessageDiffer(SchemaDiffer):
             where = Where(
                 "request",
                 "request-parameter",
-                "request-parameter",
+                "request-parameter-property",
                 f"the {name}",
                 f"`@` of the {name}",
+                items_are_root=True,
             )
             self.schema(old_param.get("schema"), new_param.get("schema"), where)
 

@@ -68,8 +68,11 @@ class Where:
     nested_family: str  # rule id family inside it
     root: str  # how the top is named in messages
     nested: str  # how a property is named; `@` stands for its dotted path
+    items_are_root: bool = False  # a parameter's array items belong to the parameter itself
 
     def family(self, path: str) -> str:
+        if self.items_are_root and not path.replace("[]", ""):
+            return self.root_family
         return self.nested_family if path else self.root_family
 
     def subject(self, path: str) -> str:

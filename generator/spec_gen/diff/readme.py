@@ -39,7 +39,8 @@ def rules_markdown() -> str:
     lines += [
         "",
         (
-            "Schema checks apply to parameters (`request-parameter-*`), request bodies"
+            "Schema checks apply to parameters (`request-parameter-*` at the top,"
+            " `request-parameter-property-*` inside), request bodies"
             " (`request-body-*` at the top, `request-property-*` inside), response bodies of"
             " every status (`response-body-*`, `response-property-*`) and response headers"
             " (`response-header-*`), following `$ref`s, nested objects, array items,"

@@ -13,6 +13,8 @@ from .document import MAX_DEPTH, Doc
 from .keywords import KeywordDiffer
 from .model import Where, child
 
+SCALARS = frozenset({"number", "integer", "boolean"})
+
 # keywords that describe a schema without constraining what is valid
 ANNOTATIONS = frozenset(
     {
@@ -222,6 +224,14 @@ class SchemaDiffer(KeywordDiffer):
         new_types, _ = schema_types(new)
         if old_types and new_types:
             relation = type_relation(old_types, old.get("format"), new_types, new.get("format"))
+            if (
+                family.startswith("request-parameter")
+                and old_types == {"string"}
+                and relation == "changed"
+            ):
+                relation = (
+                    "narrowed" if new_types <= SCALARS else relation
+                )  # query text to a number
             text = (
                 f"{subject} changed type from {_type_text(old_types, old.get('format'))}"
                 f" to {_type_text(new_types, new.get('format'))}"
@@ -229,7 +239,9 @@ class SchemaDiffer(KeywordDiffer):
             if relation == "widened":
                 self.emit(f"{family}-type-generalized", text)
             elif relation == "narrowed":
-                suffix = "type-changed" if where.side == "request" else "type-specialized"
+                # oasdiff: narrowing a request type is a change, except inside a parameter
+                specialized = where.side == "response" or family == "request-parameter-property"
+                suffix = "type-specialized" if specialized else "type-changed"
                 self.emit(f"{family}-{suffix}", text)
             elif relation == "changed":
                 self.emit(f"{family}-type-changed", text)
