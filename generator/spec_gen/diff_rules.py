@@ -1,7 +1,7 @@
 """The rules of `spec-gen diff`: one id per kind of change, each with its level.
 
-Ids and levels are oasdiff's (https://github.com/oasdiff/oasdiff, `checker/rules.go`,
-unchanged from v1.28.0 to the v2.2.0 betas): its ERR checks are `breaking`, WARN
+Ids and levels are oasdiff's (https://github.com/oasdiff/oasdiff, `checker/rules.go` of
+v1.28.0, its latest v1 release): its ERR checks are `breaking`, WARN
 `warning`, INFO `non-breaking`. The project's operation extensions (`x-tier`, `x-scope`,
 `x-lifecycle`, `x-feature-flag`) have rules of their own. The few levels that depart
 from oasdiff are in `DEPARTURES`, each with its reason; the README prints that table.

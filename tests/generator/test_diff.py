@@ -6,9 +6,11 @@ that together they exercise every rule.
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
+import pytest
 from diff_support import (
     LIST,
     OP_CREATE,
@@ -130,3 +132,18 @@ def test_every_departure_names_a_rule_at_another_level_than_oasdiff() -> None:
 
 
 # -- the command --------------------------------------------------------------------------
+
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not present")
+def test_public_specs_against_themselves_and_each_other() -> None:
+    """Each corpus spec has no changes against itself; any two compare without raising."""
+    specs = sorted(CORPUS.glob("*.yaml"))
+    assert specs
+    for spec in specs:
+        assert diff_specs(spec, spec) == [], spec.name
+    for old, new in itertools.permutations(specs, 2):
+        for change in diff_specs(old, new):
+            assert change.rule in RULES and change.message
