@@ -150,3 +150,12 @@ def test_a_side_that_does_not_build_exits_2_with_one_line(tmp_path: Path, chdir_
         err.startswith("spec-gen diff: --generated: the spec does not build")
         and err.count("\n") == 1
     )
+
+
+def test_git_revisions_are_built_too(chdir_root: None) -> None:
+    """A revision's spec is extracted with `git archive` and built like a file."""
+    code, out, err = run("HEAD", "HEAD", "--format", "json")
+    assert code == 0, err
+    payload = json.loads(out)
+    assert payload["changes"] == []
+    assert payload["generated"] == {"files": [], "flags": []}

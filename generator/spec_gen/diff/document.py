@@ -21,7 +21,6 @@ class Operation:
     node: dict[str, Any]
     params: dict[tuple[str, str], dict[str, Any]]
     security: Any
-    path_deprecated: bool = False
 
     @property
     def key(self) -> tuple[str, str]:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..diff_rules import LEVELS, RULES, Level
+
+if TYPE_CHECKING:
+    from .generated import GeneratedView
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
@@ -47,7 +50,7 @@ class Report:
     old: str  # how the two sides were named on the command line
     new: str
     changes: list[Change]
-    generated: Any = field(default=None)  # a GeneratedView when --generated was given
+    generated: GeneratedView | None = field(default=None)  # with --generated
 
     def count(self, level: Level) -> int:
         return sum(1 for change in self.changes if change.level == level)
