@@ -80,6 +80,16 @@ OPERATION_RULES: tuple[Rule, ...] = (
     Rule("request-parameter-removed-with-deprecation", N, "a deprecated request parameter removed"),
     Rule("new-required-request-parameter", B, "a new required request parameter"),
     Rule("new-optional-request-parameter", N, "a new optional request parameter"),
+    Rule(
+        "new-required-request-default-parameter-to-existing-path",
+        B,
+        "a required parameter added to a path item (every operation on it)",
+    ),
+    Rule(
+        "new-optional-request-default-parameter-to-existing-path",
+        N,
+        "an optional parameter added to a path item (every operation on it)",
+    ),
     Rule("request-parameter-became-required", B, "an optional request parameter became required"),
     Rule("request-parameter-became-optional", N, "a required request parameter became optional"),
     Rule("request-parameter-deprecated", N, "a request parameter marked `deprecated`"),
@@ -130,6 +140,16 @@ OPERATION_RULES: tuple[Rule, ...] = (
     Rule("request-property-became-required", B, "a request property became required"),
     Rule("request-property-became-optional", N, "a request property became optional"),
     Rule("request-property-deprecated", N, "a request property marked `deprecated`"),
+    Rule(
+        "request-property-deprecated-sunset-invalid",
+        B,
+        "a request property deprecated with an `x-sunset` that is not a date",
+    ),
+    Rule(
+        "response-property-deprecated-sunset-invalid",
+        B,
+        "a response property deprecated with an `x-sunset` that is not a date",
+    ),
     Rule("request-property-reactivated", N, "`deprecated` removed from a request property"),
     Rule("request-optional-property-became-read-only", N, "a request property became readOnly"),
     Rule("request-optional-property-became-not-read-only", N, "readOnly removed (request)"),
@@ -328,6 +348,7 @@ SCHEMA_CHECKS: tuple[SchemaCheck, ...] = (
     SchemaCheck("type-changed", B, B, "type/format changed to an unrelated one"),
     SchemaCheck("type-generalized", N, B, "type/format widened, e.g. integer to number"),
     SchemaCheck("type-specialized", B, N, "type/format narrowed, e.g. number to integer"),
+    SchemaCheck("type-compatible", N, N, "type changed to/from string in XML or text"),
     SchemaCheck(
         "list-of-types-narrowed",
         B,

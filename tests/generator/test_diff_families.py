@@ -8,12 +8,20 @@ from typing import Any
 
 import pytest
 from diff_support import (
+    CREATE_BODY,
     DELETE_ONE,
     KEYS,
+    NEW_OPTIONAL_PARAM,
+    NEW_REQUIRED_PARAM,
+    ONE,
+    OP_CREATE,
     OP_DELETE,
+    OP_GET,
     OP_KEYS,
     OP_LIST,
     PAGE,
+    THING,
+    THING_READERS,
     Case,
     Mutation,
     Q,
@@ -280,6 +288,40 @@ CASES: list[Case] = [
         set_((*PAGE, "schema", "properties", "group_id", "type"), "integer"),
         "breaking",
         on("request-parameter-property-type-specialized", OP_LIST),
+    ),
+    (
+        "required parameter added to a path item",
+        None,
+        push((*ONE, "parameters"), {**NEW_REQUIRED_PARAM}),
+        "breaking",
+        on("new-required-request-default-parameter-to-existing-path", OP_GET, OP_DELETE),
+    ),
+    (
+        "optional parameter added to a path item",
+        None,
+        push((*ONE, "parameters"), {**NEW_OPTIONAL_PARAM}),
+        "non-breaking",
+        on("new-optional-request-default-parameter-to-existing-path", OP_GET, OP_DELETE),
+    ),
+    (
+        "request property deprecated with a sunset that is not a date",
+        None,
+        both(
+            set_((*CREATE_BODY, "properties", "note", "deprecated"), True),
+            set_((*CREATE_BODY, "properties", "note", "x-sunset"), "soon"),
+        ),
+        "breaking",
+        on("request-property-deprecated-sunset-invalid", OP_CREATE),
+    ),
+    (
+        "response property deprecated with a sunset that is not a date",
+        None,
+        both(
+            set_((*THING, "properties", "note", "deprecated"), True),
+            set_((*THING, "properties", "note", "x-sunset"), "soon"),
+        ),
+        "breaking",
+        on("response-property-deprecated-sunset-invalid", *THING_READERS),
     ),
     # -- webhooks
     (

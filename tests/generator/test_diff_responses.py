@@ -78,6 +78,29 @@ CASES: list[Case] = [
         on("response-media-type-removed", OP_LIST, OP_CREATE),
     ),
     (
+        "XML request body: any type to string is compatible",
+        set_(
+            (*CREATE, "requestBody", "content"), {"application/xml": {"schema": {"type": "object"}}}
+        ),
+        set_((*CREATE, "requestBody", "content", "application/xml", "schema", "type"), "string"),
+        "non-breaking",
+        on("request-body-type-compatible", OP_CREATE),
+    ),
+    (
+        "XML response body: string to any type is compatible",
+        set_((*GET_200, "content"), {"application/xml": {"schema": {"type": "string"}}}),
+        set_((*GET_200, "content", "application/xml", "schema", "type"), "integer"),
+        "non-breaking",
+        on("response-body-type-compatible", OP_GET),
+    ),
+    (
+        "JSON response body: string to integer is a change",
+        set_((*GET_200, "content", "application/json", "schema"), {"type": "string"}),
+        set_((*GET_200, "content", "application/json", "schema", "type"), "integer"),
+        "breaking",
+        on("response-body-type-changed", OP_GET),
+    ),
+    (
         "response media type given a schema",
         drop((*GET_200, "content", "application/json", "schema")),
         set_((*GET_200, "content", "application/json", "schema"), _ref("Thing")),

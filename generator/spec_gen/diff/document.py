@@ -21,6 +21,7 @@ class Operation:
     node: dict[str, Any]
     params: dict[tuple[str, str], dict[str, Any]]
     security: Any
+    shared: frozenset[tuple[str, str]] = frozenset()  # parameters only the path item declares
 
     @property
     def key(self) -> tuple[str, str]:
@@ -105,9 +106,17 @@ class Doc:
                     node=raw,
                     params=self._parameters(path, shared, raw),
                     security=raw["security"] if "security" in raw else self.raw.get("security"),
+                    shared=self._shared_only(path, shared, raw),
                 )
             )
         return ops
+
+    def _shared_only(
+        self, path: str, shared: list[dict[str, Any]], raw: dict[str, Any]
+    ) -> frozenset[tuple[str, str]]:
+        names = re.findall(r"\{([^}]+)\}", path)
+        own = {param_key(self.node(p), names) for p in raw.get("parameters") or [] if p is not None}
+        return frozenset(param_key(p, names) for p in shared) - own
 
     def _parameters(
         self, path: str, shared: list[dict[str, Any]], raw: dict[str, Any]

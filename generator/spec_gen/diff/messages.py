@@ -17,6 +17,12 @@ def _media_parts(media: str) -> tuple[str, str, str]:
     return (kind, name, suffix) if plus else (kind, "", subtype)
 
 
+def is_json(media: str) -> bool:
+    """JSON keeps `1` and `"1"` apart; text media types (XML, forms, text) do not."""
+    kind, _, suffix = _media_parts(media)
+    return kind == "application" and suffix == "json"
+
+
 def specializes(general: str, special: str) -> bool:
     """`application/problem+json` specializes `application/json` (RFC 6838 structured suffix)."""
     g_kind, g_name, g_suffix = _media_parts(general)
@@ -36,10 +42,14 @@ class MessageDiffer(SchemaDiffer):
                 self.parameter_removed(old_param or {}, name)
                 continue
             if old_param is None:
-                if new_param.get("required"):
-                    self.emit("new-required-request-parameter", f"added the required {name}")
+                kind = "required" if new_param.get("required") else "optional"
+                if key in new.shared and key[0] != "path":
+                    self.emit(
+                        f"new-{kind}-request-default-parameter-to-existing-path",
+                        f"added the {kind} {name} to the path (every operation on it)",
+                    )
                 else:
-                    self.emit("new-optional-request-parameter", f"added the optional {name}")
+                    self.emit(f"new-{kind}-request-parameter", f"added the {kind} {name}")
                 continue
             if not old_param.get("required") and new_param.get("required"):
                 self.emit("request-parameter-became-required", f"the {name} became required")
@@ -127,6 +137,7 @@ class MessageDiffer(SchemaDiffer):
                 "request-property",
                 f"the request body{suffix}",
                 f"request property `@`{suffix}",
+                loose=not is_json(media),
             )
             self.media_schema("request", media, old_content[media], new_content[media], where)
 
@@ -197,6 +208,7 @@ class MessageDiffer(SchemaDiffer):
                 "response-property",
                 f"the {status} response body{suffix}",
                 f"response property `@` ({status}{suffix})",
+                loose=not is_json(new_media),
             )
             self.media_schema(
                 "response", new_media, old_content[old_media], new_content[new_media], where

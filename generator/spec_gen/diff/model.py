@@ -72,6 +72,7 @@ class Where:
     root: str  # how the top is named in messages
     nested: str  # how a property is named; `@` stands for its dotted path
     items_are_root: bool = False  # a parameter's array items belong to the parameter itself
+    loose: bool = False  # a media type that is not JSON (e.g. XML): any value travels as text
 
     def family(self, path: str) -> str:
         if self.items_are_root and not path.replace("[]", ""):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .document import MAX_DEPTH, Doc
+from .document import MAX_DEPTH, Doc, parse_sunset
 from .keywords import KeywordDiffer
 from .model import Where, child
 
@@ -224,18 +224,17 @@ class SchemaDiffer(KeywordDiffer):
         new_types, _ = schema_types(new)
         if old_types and new_types:
             relation = type_relation(old_types, old.get("format"), new_types, new.get("format"))
-            if (
-                family.startswith("request-parameter")
-                and old_types == {"string"}
-                and relation == "changed"
-            ):
-                relation = (
-                    "narrowed" if new_types <= SCALARS else relation
-                )  # query text to a number
+            query_text = family.startswith("request-parameter") and old_types == {"string"}
+            if query_text and relation == "changed" and new_types <= SCALARS:
+                relation = "narrowed"  # a query's text must now be a number or a boolean
             text = (
                 f"{subject} changed type from {_type_text(old_types, old.get('format'))}"
                 f" to {_type_text(new_types, new.get('format'))}"
             )
+            as_text = new_types if where.side == "request" else old_types
+            if where.loose and old_types != new_types and as_text == {"string"}:
+                relation = "compatible"  # in XML or text any value travels as a string
+                self.emit(f"{family}-type-compatible", text)
             if relation == "widened":
                 self.emit(f"{family}-type-generalized", text)
             elif relation == "narrowed":
@@ -322,7 +321,14 @@ class SchemaDiffer(KeywordDiffer):
             self.requiredness(name in old_req, name in new_req, where, subject)
             if bool(old_node.get("deprecated")) != bool(new_node.get("deprecated")):
                 change = "deprecated" if new_node.get("deprecated") else "reactivated"
-                self.emit(f"{where.side}-property-{change}", f"{subject} {change}")
+                sunset = parse_sunset(new_node.get("x-sunset"))
+                if change == "deprecated" and isinstance(sunset, str):
+                    self.emit(
+                        f"{where.side}-property-deprecated-sunset-invalid",
+                        f"{subject} deprecated with `x-sunset: {sunset}`, not a date",
+                    )
+                else:
+                    self.emit(f"{where.side}-property-{change}", f"{subject} {change}")
             self.schema(old_prop, new_all[name], where, child(path, name), seen, depth + 1)
         for name in new_all:
             if name in old_all or self.new.node(new_all[name]).get(hidden):
