@@ -282,63 +282,13 @@ def scaffold(tag: str, spec: str | None) -> None:
     )
 
 
-@main.command("diff")
-@click.argument("old")
-@click.argument("new")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["markdown", "json"]),
-    default="markdown",
-    show_default=True,
-    help="Markdown (a PR comment) or JSON.",
-)
-@click.option(
-    "--fail-on",
-    type=click.Choice(["breaking", "warning"]),
-    default=None,
-    help="Exit 1 when a change at this level (or worse) exists; without it, exit 0.",
-)
-def diff_command(old: str, new: str, fmt: str, fail_on: str | None) -> None:
-    """Report the API changes from OLD to NEW, each breaking or not.
+def _register_diff() -> None:
+    from .diff.command import diff_command
 
-    OLD and NEW are spec files or git revisions (`spec-gen diff main HEAD`); for a
-    revision, the project's spec as committed there. Exit 2 on a bad argument or a spec
-    that cannot be loaded.
-    """
-    from contextlib import ExitStack
+    main.add_command(diff_command)
 
-    from .diff import Report, diff_specs, render_json, render_markdown
-    from .diff_rules import LEVELS
-    from .load import SpecError
-    from .revision import RevisionError, spec_input
 
-    config = load_config()
-    with ExitStack() as stack:
-        inputs = []
-        for name, argument in (("OLD", old), ("NEW", new)):
-            try:
-                inputs.append(stack.enter_context(spec_input(argument, config)))
-            except RevisionError as exc:
-                raise click.BadParameter(str(exc), param_hint=name) from None
-        try:
-            changes = diff_specs(inputs[0].root, inputs[1].root)
-        except SpecError as exc:
-            shown = next(
-                (
-                    i.show(exc.file)
-                    for i in inputs
-                    if i.checkout and exc.file.is_relative_to(i.checkout)
-                ),
-                str(exc.file),
-            )
-            where = f"{shown}:{exc.line}" + (f":{exc.column}" if exc.column else "")
-            click.echo(f"{where}: {exc.message}", err=True)
-            sys.exit(2)
-    report = Report(old, new, changes)
-    click.echo(render_json(report) if fmt == "json" else render_markdown(report), nl=False)
-    level = next((lv for lv in LEVELS if lv == fail_on), None)
-    sys.exit(1 if report.fails(level) else 0)
+_register_diff()
 
 
 if __name__ == "__main__":
