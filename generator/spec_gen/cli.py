@@ -89,7 +89,22 @@ def _report(exc: Exception, kwargs: dict[str, object]) -> None:
     sys.exit(2)
 
 
-@click.group()
+class _Commands(click.Group):
+    """`diff` is registered when asked for (or listed): importing it costs more than a
+    no-op rebuild should."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name == "diff" and cmd_name not in self.commands:
+            _register_diff()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        if "diff" not in self.commands:
+            _register_diff()
+        return super().list_commands(ctx)
+
+
+@click.group(cls=_Commands)
 @click.option(
     "--version",
     is_flag=True,
@@ -286,9 +301,6 @@ def _register_diff() -> None:
     from .diff.command import diff_command
 
     main.add_command(diff_command)
-
-
-_register_diff()
 
 
 if __name__ == "__main__":
