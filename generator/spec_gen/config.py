@@ -19,6 +19,8 @@ DEFAULTS: dict[str, Any] = {
     "client-testing-requires": ["pytest>=8"],
     # where the reference docs' examples send their requests (a local server)
     "docs-example-origin": "http://127.0.0.1:8000",
+    # the generated server passes each secured operation's credentials to its handler
+    "handler-credentials": True,
 }
 
 
@@ -34,6 +36,7 @@ class Config:
     client_testing_server: str
     client_testing_requires: tuple[str, ...]
     docs_example_origin: str
+    handler_credentials: bool = True
 
     def with_overrides(self, **overrides: Any) -> Config:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
@@ -80,4 +83,5 @@ def load_config(start: Path | None = None) -> Config:
         or f"{settings['distribution-prefix']}-server",
         client_testing_requires=tuple(settings["client-testing-requires"]),
         docs_example_origin=str(settings["docs-example-origin"]),
+        handler_credentials=bool(settings["handler-credentials"]),
     )
