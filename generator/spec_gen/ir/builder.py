@@ -26,7 +26,7 @@ from .model import (
     WebhookOperation,
 )
 from .names import identifier, unique
-from .schemas import SCHEMA_REF, SchemaSet, escape, rewrite_refs
+from .schemas import SCHEMA_REF, SchemaSet, escape, rewrite_refs, variant
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
@@ -273,7 +273,9 @@ class Builder:
             )
         return tuple(out)
 
-    def media(self, content: dict[str, Any], hoist: str, pointer: str) -> tuple[Media, ...]:
+    def media(
+        self, content: dict[str, Any], hoist: str, pointer: str, drop: str = ""
+    ) -> tuple[Media, ...]:
         out = []
         models: dict[str, str] = {}
         for content_type in media_mod.media_order(content):
@@ -285,12 +287,14 @@ class Builder:
             fields: tuple[Any, ...] = ()
             if kind == "json" and raw:
                 model = models.get("json") or self.model_for(raw, hoist, where)
+                model = variant(self.set, model, drop) if drop else model
                 models["json"] = model
             elif kind in ("form", "multipart"):
                 schema = self.deref(raw) if raw else {}
                 if not schema.get("properties"):
                     kind = "binary" if kind == "multipart" else "text"
                 else:
+                    schema = variant_schema(schema, drop)
                     fields = media_mod.form_fields(schema, self.deref)
                     form = media_mod.file_schema(schema, fields)
                     model = models.get(kind) or self.set.add(
@@ -314,7 +318,7 @@ class Builder:
             return None
         node = self.deref(node)
         content = node.get("content") or {}
-        media = self.media(content, op_name + "Request", pointer + "/content")
+        media = self.media(content, op_name + "Request", pointer + "/content", "readOnly")
         if not media:
             return None
         first = media[0]
@@ -345,7 +349,7 @@ class Builder:
                 else f"{op_name}Error{text.capitalize()}"
             )
             where = f"{pointer}/{escape(str(status))}/content"
-            media = self.media(response.get("content") or {}, hoist, where)
+            media = self.media(response.get("content") or {}, hoist, where, "writeOnly")
             json_media = next((m for m in media if m.kind == "json"), None)
             out.append(
                 Response(
@@ -470,15 +474,17 @@ class Builder:
                 for method, raw in (item or {}).items():
                     if method in HTTP_METHODS and isinstance(raw, dict):
                         where = f"{pointer}/callbacks/{escape(str(name))}/{escape(str(expression))}/{method}"
-                        hook = self.webhook(f"{op_name}{pascal(str(name))}", method, raw, where)
-                        hook.name, hook.expression = str(name), str(expression)
+                        hook = self.webhook(
+                            str(name), method, raw, where, f"{op_name}{pascal(str(name))}"
+                        )
+                        hook.expression = str(expression)
                         out.append(hook)
         return out
 
     def webhook(
-        self, name: str, method: str, raw: dict[str, Any], pointer: str
+        self, name: str, method: str, raw: dict[str, Any], pointer: str, op_name: str = ""
     ) -> WebhookOperation:
-        op_name = pascal(str(raw.get("operationId") or f"webhook {name}"))
+        op_name = pascal(str(raw.get("operationId") or op_name or f"webhook {name}"))
         params = self.params([self.deref(p) for p in raw.get("parameters") or []], op_name, pointer)
         return WebhookOperation(
             name=name,
@@ -504,3 +510,18 @@ def _is_primitive(schema: dict[str, Any]) -> bool:
     return not any(
         k in schema for k in ("enum", "oneOf", "anyOf", "allOf", "properties", "const")
     ) and all(k in ("string", "integer", "number", "boolean", "null") for k in kinds)
+
+
+def variant_schema(schema: dict[str, Any], flag: str) -> dict[str, Any]:
+    """A form schema without its `flag` properties (forms are flat: no nested classes)."""
+    if not flag:
+        return schema
+    props = {
+        k: v
+        for k, v in (schema.get("properties") or {}).items()
+        if not (isinstance(v, dict) and v.get(flag) is True)
+    }
+    out = {**schema, "properties": props}
+    if "required" in schema:
+        out["required"] = [r for r in schema.get("required") or [] if r in props]
+    return out

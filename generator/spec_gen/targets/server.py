@@ -59,6 +59,11 @@ def used_models(ops: list[Operation], known: set[str]) -> list[str]:
     return sorted(names & known)
 
 
+def webhook_models(api: Api, known: set[str]) -> list[str]:
+    hooks = [*api.webhooks, *(hook for op in api.operations for hook in op.callbacks)]
+    return sorted({h.body.model for h in hooks if h.body and h.body.kind == "json"} & known)
+
+
 def render_server(target: Target, api: Api) -> dict[str, str]:
     """Every file of the API layer but models.py (datamodel-code-generator writes that)."""
     pkg = target.package
@@ -73,6 +78,9 @@ def render_server(target: Target, api: Api) -> dict[str, str]:
         f"{pkg}/runtime.py": target.render("api/runtime.py.j2", **ctx),
         f"{pkg}/transport.py": target.render("api/transport.py.j2", **ctx),
         f"{pkg}/security.py": target.render("api/security.py.j2", **ctx),
+        f"{pkg}/webhooks.py": target.render(
+            "api/webhooks.py.j2", **ctx, models=webhook_models(api, known)
+        ),
         f"{pkg}/constants.py": target.render(
             "api/constants.py.j2", **ctx, constants=constants(api)
         ),

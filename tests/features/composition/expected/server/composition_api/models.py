@@ -18,25 +18,13 @@ class Base(BaseModel):
     label: str | None = None
 
 
-class Circle2(BaseModel):
+class Circle(Base):
     kind: Literal["circle"]
     radius: float
 
 
-class Circle(BaseModel):
-    kind: Literal["circle"]
-    label: str | None = None
-    radius: float
-
-
-class Square2(BaseModel):
+class Square(Base):
     kind: Literal["square"]
-    side: float
-
-
-class Square(BaseModel):
-    kind: Literal["square"]
-    label: str | None = None
     side: float
 
 
@@ -55,4 +43,22 @@ class Value(RootModel[str | int | Base]):
     root: str | int | Base
 
 
+class NodeInput(BaseModel):
+    name: str
+    children: list[NodeInput] | None = None
+
+
+class AccountInput(BaseModel):
+    email: str
+    password: str | None = None
+    version: Literal[2] | None = None
+
+
+class AccountOutput(BaseModel):
+    id: str | None = None
+    email: str
+    version: Literal[2] | None = None
+
+
 Node.model_rebuild()
+NodeInput.model_rebuild()

@@ -12,7 +12,7 @@ from ..base import (
     body_of,
     to_raw_response_wrapper,
 )
-from ..models import Account, Node, Shape, Value
+from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
@@ -27,7 +27,7 @@ class ShapesResource:
     def create_node(
         self,
         *,
-        body: Node | Mapping[str, Any],
+        body: NodeInput | Mapping[str, Any],
     ) -> Node:
         """create_node
 
@@ -35,13 +35,13 @@ class ShapesResource:
         Lifecycle: active
 
         Args:
-            body: Node, or plain data validated into it.
+            body: NodeInput, or plain data validated into it.
         """
         return self._client._call(
             Request(
                 "POST",
                 "/nodes",
-                body=body_of(Node, body),
+                body=body_of(NodeInput, body),
                 authenticated=False,
                 retry_safe=False,
             ),
@@ -75,25 +75,25 @@ class ShapesResource:
     def create_account(
         self,
         *,
-        body: Account | Mapping[str, Any],
-    ) -> Account:
+        body: AccountInput | Mapping[str, Any],
+    ) -> AccountOutput:
         """create_account
 
         POST /accounts
         Lifecycle: active
 
         Args:
-            body: Account, or plain data validated into it.
+            body: AccountInput, or plain data validated into it.
         """
         return self._client._call(
             Request(
                 "POST",
                 "/accounts",
-                body=body_of(Account, body),
+                body=body_of(AccountInput, body),
                 authenticated=False,
                 retry_safe=False,
             ),
-            lambda response: Account.model_validate_json(response.content),
+            lambda response: AccountOutput.model_validate_json(response.content),
         )
 
     def echo_value(
@@ -130,7 +130,7 @@ class AsyncShapesResource:
     async def create_node(
         self,
         *,
-        body: Node | Mapping[str, Any],
+        body: NodeInput | Mapping[str, Any],
     ) -> Node:
         """create_node
 
@@ -138,13 +138,13 @@ class AsyncShapesResource:
         Lifecycle: active
 
         Args:
-            body: Node, or plain data validated into it.
+            body: NodeInput, or plain data validated into it.
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/nodes",
-                body=body_of(Node, body),
+                body=body_of(NodeInput, body),
                 authenticated=False,
                 retry_safe=False,
             ),
@@ -178,25 +178,25 @@ class AsyncShapesResource:
     async def create_account(
         self,
         *,
-        body: Account | Mapping[str, Any],
-    ) -> Account:
+        body: AccountInput | Mapping[str, Any],
+    ) -> AccountOutput:
         """create_account
 
         POST /accounts
         Lifecycle: active
 
         Args:
-            body: Account, or plain data validated into it.
+            body: AccountInput, or plain data validated into it.
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/accounts",
-                body=body_of(Account, body),
+                body=body_of(AccountInput, body),
                 authenticated=False,
                 retry_safe=False,
             ),
-            lambda response: Account.model_validate_json(response.content),
+            lambda response: AccountOutput.model_validate_json(response.content),
         )
 
     async def echo_value(

@@ -3,7 +3,7 @@
 
 from typing import Protocol
 
-from ..models import Account, Node, Shape, Value
+from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
 from ..runtime import ContextT_contra
 
 
@@ -14,7 +14,7 @@ class ShapesApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        body: Node,
+        body: NodeInput,
     ) -> Node:
         """create_node
 
@@ -40,8 +40,8 @@ class ShapesApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        body: Account,
-    ) -> Account:
+        body: AccountInput,
+    ) -> AccountOutput:
         """create_account
 
         POST /accounts
