@@ -44,7 +44,10 @@ def inputs_key(config: Config, spec_files: list[Path]) -> str:
     digest = hashlib.sha256()
     digest.update(tool_versions().encode())
     digest.update(repr(sorted(vars(config).items())).encode())
-    templates = sorted(p for p in config.templates.rglob("*") if p.is_file())
+    from .config import PACKAGED_TEMPLATES
+
+    template_dirs = dict.fromkeys([config.templates, PACKAGED_TEMPLATES])
+    templates = sorted(p for d in template_dirs for p in d.rglob("*") if p.is_file())
     for path in [*spec_files, *templates, *_generator_sources()]:
         digest.update(str(path).encode())
         try:

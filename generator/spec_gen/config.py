@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+PACKAGED_TEMPLATES = Path(__file__).resolve().parent / "templates"
+
 DEFAULTS: dict[str, Any] = {
     "spec": "spec/openapi.yaml",
-    "templates": "templates",
+    # a directory whose files override the packaged templates one by one ("" = none)
+    "templates": "",
     "output": "generated",
     "server-package": "api_server",
     "client-package": "api_client",
@@ -37,6 +40,8 @@ class Config:
     client_testing_requires: tuple[str, ...]
     docs_example_origin: str
     handler_credentials: bool = True
+    # [tool.spec-gen.lint]: profiles, rule severities and rule options
+    lint: dict[str, Any] = field(default_factory=dict)
 
     def with_overrides(self, **overrides: Any) -> Config:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
@@ -74,7 +79,7 @@ def load_config(start: Path | None = None) -> Config:
     return Config(
         root=root,
         spec=root / settings["spec"],
-        templates=root / settings["templates"],
+        templates=root / settings["templates"] if settings["templates"] else PACKAGED_TEMPLATES,
         output=root / settings["output"],
         server_package=settings["server-package"],
         client_package=settings["client-package"],
@@ -84,4 +89,5 @@ def load_config(start: Path | None = None) -> Config:
         client_testing_requires=tuple(settings["client-testing-requires"]),
         docs_example_origin=str(settings["docs-example-origin"]),
         handler_credentials=bool(settings["handler-credentials"]),
+        lint=dict(settings.get("lint") or {}),
     )

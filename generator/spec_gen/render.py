@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .config import PACKAGED_TEMPLATES
 from .ir import MISSING, Body, Media, Operation, Param
 from .naming import module_name
 
@@ -196,7 +197,8 @@ def environment(templates: Path) -> Any:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
     env = Environment(
-        loader=FileSystemLoader(str(templates)),
+        # the project's own directory first, file by file, then the templates spec-gen ships
+        loader=FileSystemLoader(list(dict.fromkeys([str(templates), str(PACKAGED_TEMPLATES)]))),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
