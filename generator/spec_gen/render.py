@@ -115,6 +115,8 @@ def read_body(body: Body, indent: int) -> str:
     pad = " " * indent
     lines = [f"{pad}body: {body.annotation}{'' if body.required else ' | None'}"]
     readers = [(m, _reader(m)) for m in body.media]
+    if len(readers) > 1:
+        lines.append(f"{pad}content_type = transport.media_type(request)")
     if not body.required:
         lines += [f"{pad}if not await transport.has_body(request):", f"{pad}    body = None"]
         first = "elif"
@@ -125,7 +127,6 @@ def read_body(body: Body, indent: int) -> str:
             return f"{pad}body = {readers[0][1]}"
         lines += [f"{pad}else:", f"{pad}    body = {readers[0][1]}"]
         return "\n".join(lines)
-    lines.append(f"{pad}content_type = transport.media_type(request)")
     for n, (m, reader) in enumerate(readers):
         keyword = first if n == 0 else "elif"
         lines += [
@@ -154,9 +155,17 @@ def _reader(m: Media) -> str:
 def default_literal(p: Param) -> str:
     if p.default is MISSING or p.default is None:
         return "None"
-    if p.annotation[:1].isupper() and isinstance(p.default, str):
-        return f"{p.annotation}({p.default!r})"
-    return pyrepr(p.default)
+    return typed_literal(p.annotation, p.default)
+
+
+def typed_literal(annotation: str, value: Any) -> str:
+    """A literal of `annotation`: enum members built from their value, lists item by item."""
+    inner = re.fullmatch(r"list\[(.+)\]", annotation)
+    if inner and isinstance(value, list):
+        return "[" + ", ".join(typed_literal(inner.group(1), v) for v in value) + "]"
+    if annotation[:1].isupper() and not isinstance(value, (list, dict)):
+        return f"{annotation}({pyrepr(value)})"
+    return pyrepr(value)
 
 
 def fastapi_body(body: Any) -> str:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..errors import at
 from ..load import resolve_pointer
 from ..naming import module_name, pascal, snake
 from . import media as media_mod
@@ -197,19 +199,28 @@ class Builder:
 
     # -- parts of an operation ---------------------------------------------------
 
-    def params(self, nodes: list[dict[str, Any]], op_name: str, pointer: str) -> list[Param]:
-        out = []
+    def params(
+        self, nodes: list[dict[str, Any]], op_name: str, pointer: str, path: str = ""
+    ) -> list[Param]:
+        """The parameters, each with a unique Python name. Path parameters choose first, and
+        no other parameter may take a path placeholder's name (FastAPI would read it from the
+        path); later collisions get the location as suffix (`id` and `id_query`)."""
+        resolved = [self.deref(raw) for raw in nodes]
+        placeholders = set(re.findall(r"{([^}]+)}", path))
         taken: set[str] = set()
-        for n, raw in enumerate(nodes):
-            node = self.deref(raw)
-            name = str(node.get("name", ""))
+        names: dict[int, str] = {}
+        order = sorted(range(len(resolved)), key=lambda n: resolved[n].get("in") != "path")
+        for n in order:
+            node = resolved[n]
             location = str(node.get("in", "query"))
-            wanted = identifier(name, set())
-            py_name = unique(
-                wanted if wanted not in taken else f"{wanted.rstrip('_')}_{location}", taken
-            )
-            out.append(self.param(node, op_name, py_name, f"{pointer}/parameters/{n}"))
-        return out
+            wanted = identifier(str(node.get("name", "")), set())
+            if wanted in taken or (location != "path" and wanted in placeholders):
+                wanted = f"{wanted.rstrip('_')}_{location}"
+            names[n] = unique(wanted, taken)
+        return [
+            self.param(node, op_name, names[n], f"{pointer}/parameters/{n}")
+            for n, node in enumerate(resolved)
+        ]
 
     def param(self, node: dict[str, Any], op_name: str, py_name: str, pointer: str) -> Param:
         name = str(node.get("name", ""))
@@ -285,7 +296,7 @@ class Builder:
             where = f"{pointer}/{escape(content_type)}/schema"
             model = None
             fields: tuple[Any, ...] = ()
-            if kind == "json" and raw:
+            if kind == "json" and raw is not None:
                 model = models.get("json") or self.model_for(raw, hoist, where)
                 model = variant(self.set, model, drop) if drop else model
                 models["json"] = model
@@ -404,37 +415,42 @@ class Builder:
             for method in HTTP_METHODS:
                 if not isinstance(item.get(method), dict):
                     continue
-                raw = item[method]
-                pointer = f"{item_pointer}/{method}"
-                prefix = server(raw["servers"][0]).prefix if raw.get("servers") else item_prefix
-                op_id = unique(str(raw.get("operationId") or snake(f"{method} {path}")), op_ids)
-                op_name = pascal(op_id)
-                own = [self.deref(p) for p in raw.get("parameters") or []]
-                own_keys = {(p.get("name"), p.get("in")) for p in own}
-                merged = [p for p in shared if (p.get("name"), p.get("in")) not in own_keys] + own
-                tag = tag_for(str((raw.get("tags") or ["default"])[0]))
-                reqs = requirements(raw["security"]) if "security" in raw else default_reqs
-                op = Operation(
-                    operation_id=op_id,
-                    method=method,
-                    path=str(path),
-                    prefix=prefix,
-                    tag=tag.name,
-                    summary=str(raw.get("summary", "")),
-                    description=str(raw.get("description", "")),
-                    params=self.params(merged, op_name, pointer),
-                    body=self.body(raw.get("requestBody"), op_name, pointer + "/requestBody"),
-                    responses=self.responses(
-                        raw.get("responses") or {}, op_name, pointer + "/responses"
-                    ),
-                    security=tuple(r.schemes for r in reqs),
-                    deprecated=bool(raw.get("deprecated", False)),
-                    extensions=extensions(raw),
-                    pointer=pointer,
-                    requirements=reqs,
-                    callbacks=self.callbacks(raw.get("callbacks") or {}, op_name, pointer),
-                    python_name=identifier(op_id, py_names, frozenset({"create_router", "router"})),
-                )
+                with at(f"{item_pointer}/{method}"):
+                    raw = item[method]
+                    pointer = f"{item_pointer}/{method}"
+                    prefix = server(raw["servers"][0]).prefix if raw.get("servers") else item_prefix
+                    op_id = unique(str(raw.get("operationId") or snake(f"{method} {path}")), op_ids)
+                    op_name = pascal(op_id)
+                    own = [self.deref(p) for p in raw.get("parameters") or []]
+                    own_keys = {(p.get("name"), p.get("in")) for p in own}
+                    merged = [
+                        p for p in shared if (p.get("name"), p.get("in")) not in own_keys
+                    ] + own
+                    tag = tag_for(str((raw.get("tags") or ["default"])[0]))
+                    reqs = requirements(raw["security"]) if "security" in raw else default_reqs
+                    op = Operation(
+                        operation_id=op_id,
+                        method=method,
+                        path=str(path),
+                        prefix=prefix,
+                        tag=tag.name,
+                        summary=str(raw.get("summary", "")),
+                        description=str(raw.get("description", "")),
+                        params=self.params(merged, op_name, pointer, str(path)),
+                        body=self.body(raw.get("requestBody"), op_name, pointer + "/requestBody"),
+                        responses=self.responses(
+                            raw.get("responses") or {}, op_name, pointer + "/responses"
+                        ),
+                        security=tuple(r.schemes for r in reqs),
+                        deprecated=bool(raw.get("deprecated", False)),
+                        extensions=extensions(raw),
+                        pointer=pointer,
+                        requirements=reqs,
+                        callbacks=self.callbacks(raw.get("callbacks") or {}, op_name, pointer),
+                        python_name=identifier(
+                            op_id, py_names, frozenset({"create_router", "router"})
+                        ),
+                    )
                 operations.append(op)
                 tag.operations.append(op)
         webhooks = [
@@ -483,6 +499,12 @@ class Builder:
 
     def webhook(
         self, name: str, method: str, raw: dict[str, Any], pointer: str, op_name: str = ""
+    ) -> WebhookOperation:
+        with at(pointer):
+            return self._webhook(name, method, raw, pointer, op_name)
+
+    def _webhook(
+        self, name: str, method: str, raw: dict[str, Any], pointer: str, op_name: str
     ) -> WebhookOperation:
         op_name = pascal(str(raw.get("operationId") or op_name or f"webhook {name}"))
         params = self.params([self.deref(p) for p in raw.get("parameters") or []], op_name, pointer)

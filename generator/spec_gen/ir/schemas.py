@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ..errors import at
 from ..naming import pascal
 from .names import class_name
 
@@ -102,7 +103,8 @@ class SchemaSet:
             self.top.append(cls)
         for name in list(components):
             cls = self.renames[name]
-            self.schemas[cls] = self.hoist_nested(self.schemas[cls], cls, self.pointers[cls])
+            with at(self.pointers[cls]):
+                self.schemas[cls] = self.hoist_nested(self.schemas[cls], cls, self.pointers[cls])
 
     def ref(self, cls: str) -> dict[str, Any]:
         return {"$ref": SCHEMA_REF + escape(cls)}

@@ -100,7 +100,35 @@ def _run_datamodel_codegen(document: dict[str, Any], header: str) -> str:
         **OPTIONS,
     )
     assert isinstance(source, str)
-    return source
+    return bare_generics_typed(source)
+
+
+_BARE = re.compile(r"(?<![\w.\"'])(list|dict)(?=\]|\s*$|\s*\||\s*=|,)", re.MULTILINE)
+
+
+def bare_generics_typed(source: str) -> str:
+    """`RootModel[list]` / `root: list` (an untyped array datamodel-code-generator leaves
+    bare) spelled `list[Any]` / `dict[str, Any]`, so the module passes mypy --strict."""
+    lines = []
+    changed = False
+    for line in source.split("\n"):
+        code = line.lstrip()
+        is_code = (code.startswith("class ") or re.match(r"\w+: ", code)) and '"""' not in code
+        if is_code:
+            new = _BARE.sub(
+                lambda m: "list[Any]" if m.group(1) == "list" else "dict[str, Any]", line
+            )
+            changed |= new != line
+            line = new
+        lines.append(line)
+    out = "\n".join(lines)
+    if changed and not re.search(r"^from typing import .*\bAny\b", out, re.MULTILINE):
+        out = out.replace(
+            "from __future__ import annotations\n",
+            "from __future__ import annotations\n\nfrom typing import Any\n",
+            1,
+        )
+    return out
 
 
 def model_names(source: str) -> set[str]:
