@@ -23,6 +23,11 @@ _PROBE = r"""
 import importlib, inspect, pkgutil, sys
 root, server, client = sys.argv[1:4]
 sys.path[:0] = [root + "/server", root + "/client"]
+try:  # the packages require pydantic[email] when the spec has email fields
+    import email_validator
+except ImportError:  # not installed here: EmailStr's check is only needed to validate
+    import pydantic.networks
+    pydantic.networks.import_email_validator = lambda: None
 count = 0
 for name in (server, client):
     package = importlib.import_module(name)

@@ -23,7 +23,9 @@ IMPORTED = frozenset(
         "NaiveDatetime", "OPERATIONS", "Optional", "Path", "Protocol", "Query", "Request",
         "Response", "RootModel", "Security", "StrEnum", "StreamingResponse", "TypeAdapter",
         "TypeVar", "UUID", "UploadFile", "Union", "annotations", "builtins", "conint", "constr",
-        "date", "datetime", "time", "timedelta", "runtime", "models",
+        "date", "datetime", "time", "timedelta", "runtime", "models", "transport", "security",
+        "ContextT", "ContextT_contra", "ContextProvider", "OperationInfo", "MappingProxyType",
+        "REQUIREMENTS", "SECURITY_SCHEMES", "SchemeInfo", "WEBHOOK_PAYLOADS", "CALLBACK_PAYLOADS",
     }
 )  # fmt: skip
 _BUILTINS = frozenset(dir(builtins))

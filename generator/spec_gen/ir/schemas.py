@@ -160,7 +160,15 @@ class SchemaSet:
             if isinstance(sub, dict):
                 suffix = _singular(owner) if key == "items" else owner + "Value"
                 out[key] = self.child(sub, parent, suffix, f"{pointer}/{key}")
-        # allOf members are merged into one class by datamodel-code-generator: left inline
+        # allOf members are merged into one class by datamodel-code-generator: left inline,
+        # their own nested objects and enums hoisted
+        if isinstance(schema.get("allOf"), list):
+            out["allOf"] = [
+                self.hoist_nested(m, owner, f"{pointer}/allOf/{n}", parent)
+                if isinstance(m, dict) and "$ref" not in m
+                else m
+                for n, m in enumerate(schema["allOf"])
+            ]
         for key in ("oneOf", "anyOf"):
             members = schema.get(key)
             if isinstance(members, list):

@@ -20,9 +20,21 @@ class Constant:
     doc: str
 
 
+_TYPE_NAMES = {
+    "str": "str",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "NoneType": "None",
+    "dict": "dict[str, Any]",
+    "list": "list[Any]",
+}
+
+
 def constants(api: Api) -> list[Constant]:
     """Root x- extensions flattened: `x-rate-limit: {per_second: 10}` -> RATE_LIMIT_PER_SECOND."""
     out: list[Constant] = []
+    taken: set[str] = {"Any", "Final"}
 
     def visit(prefix: list[str], value: Any) -> None:
         if isinstance(value, dict) and all(
@@ -32,10 +44,15 @@ def constants(api: Api) -> list[Constant]:
                 if not str(key).startswith("x-"):
                     visit([*prefix, str(key)], item)
             return
-        name = constant_name(*prefix)
+        name = constant_name(*prefix) or "EXTENSION"
+        name = "_" + name if name[0].isdigit() else name
+        base, n = name, 2
+        while name in taken:
+            name, n = f"{base}_{n}", n + 1
+        taken.add(name)
         if isinstance(value, list):
             value = tuple(value)
-            kinds = {type(v).__name__ for v in value}
+            kinds = {_TYPE_NAMES.get(type(v).__name__, "Any") for v in value}
             annotation = f"tuple[{kinds.pop()}, ...]" if len(kinds) == 1 else "tuple[Any, ...]"
         elif isinstance(value, dict):
             annotation = "dict[str, Any]"

@@ -3,9 +3,9 @@
 
 from typing import Protocol
 
+from .. import transport
 from ..models import Who
 from ..runtime import ContextT_contra
-from ..transport import Credentials
 
 
 class AuthApi(Protocol[ContextT_contra]):
@@ -15,7 +15,7 @@ class AuthApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        credentials: Credentials,
+        credentials: transport.Credentials,
     ) -> Who:
         """with_basic
 
@@ -28,7 +28,7 @@ class AuthApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        credentials: Credentials,
+        credentials: transport.Credentials,
     ) -> Who:
         """with_bearer
 
@@ -41,7 +41,7 @@ class AuthApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        credentials: Credentials,
+        credentials: transport.Credentials,
     ) -> Who:
         """with_api_key
 
@@ -54,7 +54,7 @@ class AuthApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        credentials: Credentials,
+        credentials: transport.Credentials,
     ) -> Who:
         """with_key_and_bearer
 
@@ -67,7 +67,7 @@ class AuthApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        credentials: Credentials | None,
+        credentials: transport.Credentials | None,
     ) -> Who:
         """optional_auth
 
