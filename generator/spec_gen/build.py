@@ -11,9 +11,7 @@ import json
 import subprocess
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +37,8 @@ DOCS_PAGE = "docs.html"  # the reference page inside the server package
 
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     from .docsite import DocsSettings
 
 
@@ -113,6 +113,9 @@ def render_tree(
     processes (one per core) while this process renders the templates. Nothing is returned
     (so nothing is written) unless the spec is valid.
     """
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
     spec_bundle = bundle(config.spec)
     rules = ruleset(config.lint)
     with ProcessPoolExecutor(max_workers=2, mp_context=get_context("fork")) as pool:

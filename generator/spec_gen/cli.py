@@ -28,32 +28,13 @@ def _fail_on_spec_errors(func: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        from .build import SpecInvalid
-        from .load import SpecError
-        from .profiles import ProfileError
-
         try:
             return func(*args, **kwargs)
-        except SpecError as exc:
-            where = f"{exc.file}:{exc.line}" + (f":{exc.column}" if exc.column else "")
-            click.echo(f"{where}: error {exc.message}", err=True)
-            sys.exit(1)
-        except SpecInvalid as exc:
-            for finding in exc.findings:
-                click.echo(str(finding), err=True)
-            errors = sum(f.is_error for f in exc.findings)
-            warnings = len(exc.findings) - errors
-            click.echo(f"{errors} error(s), {warnings} warning(s)", err=True)
-            sys.exit(1)
-        except ProfileError as exc:
-            raise click.UsageError(str(exc)) from None
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
-        except Exception as exc:  # noqa: BLE001  (one line, never a traceback)
-            from .internal import describe
-
-            click.echo(describe(exc, kwargs), err=True)
-            sys.exit(2)
+        except Exception as exc:  # noqa: BLE001  (one line each, never a traceback)
+            _report(exc, kwargs)
+            raise AssertionError("unreachable") from None  # _report exits
 
     return wrapper
 
@@ -81,6 +62,31 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     if value and not ctx.resilient_parsing:
         click.echo(f"spec-gen, version {_version()}")
         ctx.exit()
+
+
+def _report(exc: Exception, kwargs: dict[str, object]) -> None:
+    """Exit 1 with located findings for a spec problem, 2 with one line for anything else."""
+    from .build import SpecInvalid
+    from .load import SpecError
+    from .profiles import ProfileError
+
+    if isinstance(exc, SpecError):
+        where = f"{exc.file}:{exc.line}" + (f":{exc.column}" if exc.column else "")
+        click.echo(f"{where}: error {exc.message}", err=True)
+        sys.exit(1)
+    if isinstance(exc, SpecInvalid):
+        for finding in exc.findings:
+            click.echo(str(finding), err=True)
+        errors = sum(f.is_error for f in exc.findings)
+        click.echo(f"{errors} error(s), {len(exc.findings) - errors} warning(s)", err=True)
+        sys.exit(1)
+    if isinstance(exc, ProfileError):
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    from .internal import describe
+
+    click.echo(describe(exc, kwargs), err=True)
+    sys.exit(2)
 
 
 @click.group()
@@ -171,9 +177,15 @@ def build(
 
     Warnings are printed and the build goes on, unless --strict.
     """
+    config = _config(spec).with_overrides(output=Path(out).resolve() if out else None)
+    if not check and not no_cache:  # the no-op rebuild, before importing the generator
+        from .cache import unchanged_since_last_build
+
+        if unchanged_since_last_build(config):
+            click.echo("nothing changed")
+            return
     from . import build as builder
 
-    config = _config(spec).with_overrides(output=Path(out).resolve() if out else None)
     if check:
         sys.exit(0 if builder.check(config, echo=click.echo, strict=strict) else 1)
     try:

@@ -20,11 +20,31 @@ class InitError(Exception):
 
 
 def find_spec(root: Path) -> Path | None:
-    for folder in (root, root / "spec", root / "api", root / "openapi"):
+    """The usual names first, then the one YAML or JSON file here that says `openapi`."""
+    folders = (root, root / "spec", root / "api", root / "openapi")
+    for folder in folders:
         for name in SPEC_NAMES:
             if (folder / name).is_file():
                 return folder / name
+    for folder in folders:
+        found = [
+            path
+            for path in sorted(folder.glob("*"))
+            if path.suffix in (".yaml", ".yml", ".json")
+            and path.is_file()
+            and re.search(r"""^\s*["']?openapi["']?\s*:""", _head(path), re.MULTILINE)
+        ]
+        if len(found) == 1:
+            return found[0]
     return None
+
+
+def _head(path: Path) -> str:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            return handle.read(4096)
+    except OSError:
+        return ""
 
 
 def project_name(root: Path) -> str:

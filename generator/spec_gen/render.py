@@ -201,6 +201,23 @@ def md(text: Any) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def _bytecode_cache() -> Any:
+    """Compiled templates kept per user, as Python keeps .pyc files (checked against each
+    template's source, so an edited template is recompiled): compiling is most of a small
+    build's rendering time. None (no cache) where the directory cannot be made."""
+    import os
+
+    from jinja2 import FileSystemBytecodeCache
+
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    directory = base / "spec-gen" / "jinja"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return FileSystemBytecodeCache(str(directory))
+
+
 @lru_cache(maxsize=8)
 def environment(templates: Path) -> Any:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -214,6 +231,7 @@ def environment(templates: Path) -> Any:
         lstrip_blocks=True,
         # HTML templates escape every value (markupsafe.Markup passes through); the rest are code
         autoescape=lambda name: bool(name and name.endswith(".html.j2")),
+        bytecode_cache=_bytecode_cache(),
     )
     env.filters.update(
         pyrepr=pyrepr,

@@ -11,6 +11,7 @@ import keyword
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import unquote
 
 from .findings import RawFinding
 from .pointer import join_pointer, resolve_pointer
@@ -87,17 +88,20 @@ NAME_KEYS = frozenset(
 
 def dangling_refs(document: dict[str, Any]) -> list[RawFinding]:
     out = []
+    resolves: dict[str, bool] = {}
     for pointer, ref in _walk_refs(document, ""):
         if not ref.startswith("#"):
             out.append(
                 RawFinding(pointer, "ref", f"$ref {ref!r} was not bundled (not a local file?)")
             )
             continue
-        try:
-            from urllib.parse import unquote
-
-            resolve_pointer(document, unquote(ref[1:]))
-        except (KeyError, IndexError, ValueError, TypeError):
+        if ref not in resolves:
+            try:
+                resolve_pointer(document, unquote(ref[1:]))
+                resolves[ref] = True
+            except (KeyError, IndexError, ValueError, TypeError):
+                resolves[ref] = False
+        if not resolves[ref]:
             out.append(RawFinding(pointer, "ref", f"$ref {ref!r} points at nothing"))
     return out
 

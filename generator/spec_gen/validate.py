@@ -8,6 +8,8 @@ file:line:column through the bundle's source map, sorted by file and position.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -54,12 +56,7 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
     A key the object does not define (a stray keyword) is a warning: it is ignored, as other
     generators do; `--strict` makes it an error.
     """
-    from openapi_spec_validator.schemas import openapi_v31_schema_validator
-
-    errors = [
-        (join_pointer("", *path), message)
-        for path, message in map(_message, openapi_v31_schema_validator.iter_errors(document))
-    ]
+    errors = [(join_pointer("", *path), message) for path, message in _structure_errors(document)]
     out = []
     for pointer, message in errors:
         stray = STRAY.match(message)
@@ -80,17 +77,58 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
     return out + schema_meta_findings(document)
 
 
-def schema_meta_findings(document: dict[str, Any]) -> list[RawFinding]:
-    import jsonschema_rs
-    from jsonschema import Draft202012Validator
+def _structure_errors(document: dict[str, Any]) -> list[tuple[list[Any], str]]:
+    """(path, message) of each error against openapi-spec-validator's OpenAPI 3.1 schema.
 
+    The schema file is read from the package's resources and checked with jsonschema-rs
+    directly: importing openapi_spec_validator costs more than validating a large document.
+    """
+    try:
+        import jsonschema_rs
+    except ImportError:  # the pure-Python path, through the library
+        from openapi_spec_validator.schemas import openapi_v31_schema_validator
+
+        return [_message(e) for e in openapi_v31_schema_validator.iter_errors(document)]
+    validator = _oas31_validator(jsonschema_rs)
+    return [
+        (list(e.instance_path), str(e.message).strip().splitlines()[0])
+        for e in validator.iter_errors(document)
+    ]
+
+
+_VALIDATOR: list[Any] = []
+
+
+def _oas31_validator(jsonschema_rs: Any) -> Any:
+    if not _VALIDATOR:
+        package = importlib.util.find_spec("openapi_spec_validator")
+        if package is None or package.origin is None:
+            raise RuntimeError("openapi-spec-validator is not installed")
+        schema_file = Path(package.origin).parent / "resources" / "schemas" / "v3.1" / "schema.json"
+        schema = json.loads(schema_file.read_text(encoding="utf-8"))
+        _VALIDATOR.append(jsonschema_rs.validator_cls_for(schema)(schema))
+    return _VALIDATOR[0]
+
+
+def schema_meta_findings(document: dict[str, Any]) -> list[RawFinding]:
+    """Each schema against JSON Schema 2020-12's meta-schema (jsonschema-rs says whether;
+    the Python jsonschema, loaded only then, says where)."""
+    rs_meta: Any = None
+    try:
+        from jsonschema_rs import meta as rs_meta
+    except ImportError:
+        pass
     out = []
-    meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+    meta: Any = None
     for pointer, schema in schema_roots(document):
         if isinstance(schema, bool) or (
-            isinstance(schema, dict) and jsonschema_rs.meta.is_valid(schema)
+            rs_meta is not None and isinstance(schema, dict) and rs_meta.is_valid(schema)
         ):
             continue
+        if meta is None:
+            from jsonschema import Draft202012Validator
+
+            meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
         for error in meta.iter_errors(schema):
             path, message = _message(error)
             out.append(RawFinding(join_pointer(pointer, *path), "schema", message))
