@@ -178,7 +178,7 @@ def build(
     Warnings are printed and the build goes on, unless --strict.
     """
     config = _config(spec).with_overrides(output=Path(out).resolve() if out else None)
-    if not check and not no_cache:  # the no-op rebuild, before importing the generator
+    if not check and not no_cache and not typecheck:  # no-op rebuild, generator not imported
         from .cache import unchanged_since_last_build
 
         if unchanged_since_last_build(config):
