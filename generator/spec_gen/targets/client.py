@@ -12,6 +12,7 @@ from ..ir import Api, Operation, Param, schema_ref_name
 from ..naming import pascal, snake
 from ..render import names_in
 from . import Target
+from .client_auth import Scheme, primary_scheme, schemes, token_param
 
 IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
 PRIMITIVES = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
@@ -65,6 +66,7 @@ class ClientOp:
     retry_safe: bool
     token_param: str | None  # a bearer token the call takes instead of the client's API key
     page: dict[str, Any] | None  # PageStyle arguments for list operations
+    token_scheme: str | None = None  # the security scheme `token_param` is sent for
 
     @property
     def params(self) -> list[Param]:
@@ -89,7 +91,10 @@ class ClientOp:
             if text:
                 out.append(f"{p.py_name}: {text}")
         if self.token_param:
-            out.append(f"{self.token_param}: bearer token sent instead of the client's API key.")
+            out.append(
+                f"{self.token_param}: the {self.token_scheme} bearer token for this call "
+                "(default: the client's option of that name)."
+            )
         if self.op.body is not None:
             text = " ".join((self.op.body.description or "").split())
             out.append(
@@ -193,7 +198,9 @@ def _page_style(op: Operation) -> dict[str, Any] | None:
     return style
 
 
-def client_op(api: Api, op: Operation, known: set[str]) -> ClientOp:
+def client_op(
+    api: Api, op: Operation, known: set[str], table: dict[str, Scheme] | None = None
+) -> ClientOp:
     model = op.success.model
     page = _page_style(op)
     data = _data_annotation(api, model, known) if model else None
@@ -208,12 +215,10 @@ def client_op(api: Api, op: Operation, known: set[str]) -> ClientOp:
         returns, parse = model, f"{model}.model_validate_json(response.content)"
     tier = op.tier
     safe = tier != "billable" and (op.method in IDEMPOTENT_METHODS or tier == "read")
-    token = None
-    if op.security and op.security != api.default_security:
-        scheme = op.security[0][0]
-        if (api.security_schemes.get(scheme) or {}).get("scheme") == "bearer":
-            token = snake(scheme).rstrip("_") + "_token"
-    return ClientOp(op, returns, parse, op.body.model if op.body else None, safe, token, page)
+    own = token_param(api, op, table if table is not None else schemes(api, ""))
+    token, token_scheme = own if own else (None, None)
+    body_model = op.body.model if op.body else None
+    return ClientOp(op, returns, parse, body_model, safe, token, page, token_scheme)
 
 
 def context_headers(api: Api) -> dict[str, str]:
@@ -244,16 +249,16 @@ def rate_limits(api: Api) -> tuple[tuple[int, float], ...]:
 
 
 def render_client(
-    target: Target, api: Api, known: set[str], api_key_env: str, testing: dict[str, Any]
+    target: Target, api: Api, known: set[str], env_prefix: str, testing: dict[str, Any] | None
 ) -> dict[str, str]:
     """Every file of the client but models.py (the API layer's models, shared)."""
     pkg = target.package
     _, roots = namespaces(api)
     envs = environments(api)
-    views = {op.operation_id: client_op(api, op, known) for op in api.operations}
+    table = schemes(api, env_prefix)
+    views = {op.operation_id: client_op(api, op, known, table) for op in api.operations}
     modes, default_mode = key_modes(api)
-    webhook = api.webhooks[0] if api.webhooks else None
-    delivery = api.extensions.get("x-webhook-delivery") or {}
+    webhook = next((w for w in api.webhooks if w.body is not None), None)
     ctx: dict[str, Any] = {
         **target.context(api),
         "status_errors": status_errors(api),
@@ -261,7 +266,8 @@ def render_client(
         "environments": {name: url for name, url in envs.items()},
         "default_environment": next(iter(envs), "default"),
         "base_path": api.default_prefix,
-        "api_key_env": api_key_env,
+        "schemes": table,
+        "primary": primary_scheme(api, table),
         "key_modes": modes,
         "default_key_mode": default_mode,
         "rate_limits": rate_limits(api),
@@ -269,7 +275,7 @@ def render_client(
         "roots": roots,
         "views": views,
         "webhook": webhook,
-        "delivery": delivery,
+        "signature": webhook_signature(api),
         "examples": root_examples(api, roots, views),
         "testing": testing,
     }
@@ -285,8 +291,9 @@ def render_client(
         f"{pkg}/client.py": target.render("client/client.py.j2", **ctx),
         f"{pkg}/resources/__init__.py": target.render("client/resources_init.py.j2", **ctx),
         "README.md": target.render("client/README.md.j2", **ctx),
-        f"{pkg}/testing.py": target.render("client/testing.py.j2", **ctx),
     }
+    if testing is not None:
+        files[f"{pkg}/testing.py"] = target.render("client/testing.py.j2", **ctx)
     for root in roots:
         used: set[str] = set()
         for ns in root.all():
@@ -303,6 +310,27 @@ def render_client(
     if webhook is not None:
         files[f"{pkg}/webhooks.py"] = target.render("client/webhooks.py.j2", **ctx)
     return files
+
+
+def webhook_signature(api: Api) -> dict[str, str] | None:
+    """The spec's `x-webhook-signature` (header, algorithm, encoding, prefix), defaults filled in."""
+    raw = api.extensions.get("x-webhook-signature")
+    if not isinstance(raw, dict) or not raw.get("header"):
+        return None
+    algorithm = str(raw.get("algorithm") or "hmac-sha256").lower()
+    digest = algorithm.removeprefix("hmac-")
+    if not algorithm.startswith("hmac-") or digest not in ("sha1", "sha256", "sha384", "sha512"):
+        raise ValueError(f"x-webhook-signature: unsupported algorithm {algorithm!r}")
+    encoding = str(raw.get("encoding") or "hex").lower()
+    if encoding not in ("hex", "base64"):
+        raise ValueError(f"x-webhook-signature: unsupported encoding {encoding!r}")
+    return {
+        "header": str(raw["header"]),
+        "algorithm": algorithm,
+        "digest": digest,
+        "encoding": encoding,
+        "prefix": str(raw.get("prefix") or ""),
+    }
 
 
 def example_call(api: Api, view: ClientOp, client: str = "client") -> str:

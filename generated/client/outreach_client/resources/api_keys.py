@@ -53,6 +53,7 @@ class ApiKeysResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ApiKeyListResponse.model_validate_json(response.content).data,
         )
@@ -83,6 +84,7 @@ class ApiKeysResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(ApiKeyCreateRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: ApiKeyCreatedResponse.model_validate_json(response.content).data,
@@ -118,6 +120,7 @@ class AsyncApiKeysResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ApiKeyListResponse.model_validate_json(response.content).data,
         )
@@ -148,6 +151,7 @@ class AsyncApiKeysResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(ApiKeyCreateRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: ApiKeyCreatedResponse.model_validate_json(response.content).data,

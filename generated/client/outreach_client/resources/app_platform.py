@@ -28,7 +28,7 @@ class AppPlatformResource:
         self,
         *,
         x_org_id: str | None = None,
-        identity_provider_principal_token: str,
+        identity_provider_principal_token: str | None = None,
         body: BrowserExchangeRequest | Mapping[str, Any],
     ) -> AppToken:
         """Exchange an identity-provider session for an app token
@@ -45,8 +45,8 @@ class AppPlatformResource:
 
         Args:
             x_org_id: Organization for the app-session exchange.
-            identity_provider_principal_token: bearer token sent instead of the client's API
-                key.
+            identity_provider_principal_token: the IdentityProviderPrincipal bearer token
+                for this call (default: the client's option of that name).
             body: BrowserExchangeRequest, or plain data validated into it.
         """
         return self._client._call(
@@ -55,10 +55,12 @@ class AppPlatformResource:
                 "/api/v1/app-sessions/exchange",
                 headers={
                     "X-Org-Id": x_org_id,
-                    "Authorization": f"Bearer {identity_provider_principal_token}",
                 },
                 body=body_of(BrowserExchangeRequest, body),
-                authenticated=False,
+                security=(("IdentityProviderPrincipal",),),
+                credentials={}
+                if identity_provider_principal_token is None
+                else {"IdentityProviderPrincipal": identity_provider_principal_token},
                 retry_safe=False,
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
@@ -87,7 +89,6 @@ class AppPlatformResource:
                 "POST",
                 "/api/v1/service-token",
                 body=body_of(ServiceTokenRequest, body),
-                authenticated=False,
                 retry_safe=False,
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
@@ -110,7 +111,6 @@ class AppPlatformResource:
             Request(
                 "GET",
                 "/api/v1/app-platform/.well-known/jwks.json",
-                authenticated=False,
             ),
             lambda response: JwkSet.model_validate_json(response.content),
         )
@@ -126,7 +126,7 @@ class AsyncAppPlatformResource:
         self,
         *,
         x_org_id: str | None = None,
-        identity_provider_principal_token: str,
+        identity_provider_principal_token: str | None = None,
         body: BrowserExchangeRequest | Mapping[str, Any],
     ) -> AppToken:
         """Exchange an identity-provider session for an app token
@@ -143,8 +143,8 @@ class AsyncAppPlatformResource:
 
         Args:
             x_org_id: Organization for the app-session exchange.
-            identity_provider_principal_token: bearer token sent instead of the client's API
-                key.
+            identity_provider_principal_token: the IdentityProviderPrincipal bearer token
+                for this call (default: the client's option of that name).
             body: BrowserExchangeRequest, or plain data validated into it.
         """
         return await self._client._call(
@@ -153,10 +153,12 @@ class AsyncAppPlatformResource:
                 "/api/v1/app-sessions/exchange",
                 headers={
                     "X-Org-Id": x_org_id,
-                    "Authorization": f"Bearer {identity_provider_principal_token}",
                 },
                 body=body_of(BrowserExchangeRequest, body),
-                authenticated=False,
+                security=(("IdentityProviderPrincipal",),),
+                credentials={}
+                if identity_provider_principal_token is None
+                else {"IdentityProviderPrincipal": identity_provider_principal_token},
                 retry_safe=False,
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
@@ -185,7 +187,6 @@ class AsyncAppPlatformResource:
                 "POST",
                 "/api/v1/service-token",
                 body=body_of(ServiceTokenRequest, body),
-                authenticated=False,
                 retry_safe=False,
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
@@ -208,7 +209,6 @@ class AsyncAppPlatformResource:
             Request(
                 "GET",
                 "/api/v1/app-platform/.well-known/jwks.json",
-                authenticated=False,
             ),
             lambda response: JwkSet.model_validate_json(response.content),
         )

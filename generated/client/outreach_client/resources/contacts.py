@@ -102,6 +102,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 ColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -137,6 +138,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -174,6 +176,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: SearchableFieldListResponse.model_validate_json(response.content).data,
         )
@@ -205,6 +208,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: BaseColumnListResponse.model_validate_json(response.content).data,
         )
@@ -236,6 +240,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ColumnNameListResponse.model_validate_json(response.content).data,
         )
@@ -267,6 +272,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: FormFieldsResponse.model_validate_json(response.content).data,
         )
@@ -294,6 +300,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -335,6 +342,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 ColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -370,6 +378,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -407,6 +416,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: SearchableFieldListResponse.model_validate_json(response.content).data,
         )
@@ -438,6 +448,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: BaseColumnListResponse.model_validate_json(response.content).data,
         )
@@ -469,6 +480,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ColumnNameListResponse.model_validate_json(response.content).data,
         )
@@ -500,6 +512,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: FormFieldsResponse.model_validate_json(response.content).data,
         )
@@ -527,6 +540,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -605,6 +619,7 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
@@ -640,6 +655,7 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(ContactCreateRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
@@ -671,6 +687,7 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
         )
@@ -698,6 +715,7 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: DashboardStatsResponse.model_validate_json(response.content).data,
         )
@@ -739,6 +757,7 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(FetchContactsRequest, body),
+                security=(("ApiKey",),),
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
@@ -773,6 +792,7 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(ProfilePicturesRequest, body),
+                security=(("ApiKey",),),
             ),
             lambda response: ProfilePicturesResponse.model_validate_json(response.content).data,
         )
@@ -803,6 +823,7 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(ColumnValuesRequest, body),
+                security=(("ApiKey",),),
             ),
             lambda response: ColumnValuesResponse.model_validate_json(response.content).data,
         )
@@ -836,6 +857,7 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(BulkContactUpdateRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: BulkUpdateResponse.model_validate_json(response.content).data,
@@ -868,6 +890,7 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(AssignOwnerRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: AssignOwnerResponse.model_validate_json(response.content).data,
@@ -909,6 +932,7 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(MergeFilteredRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: MergeFilteredResponse.model_validate_json(response.content).data,
@@ -940,6 +964,7 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(WithdrawFromSequencesRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: (
@@ -983,6 +1008,7 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(VerifyEmailRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: VerifyEmailResponse.model_validate_json(response.content).data,
@@ -1015,6 +1041,7 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(AsyncVerifyEmailRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: AsyncVerifyEmailResponse.model_validate_json(response.content).data,
@@ -1052,6 +1079,7 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(UnlockInfoRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: UnlockInfoResponse.model_validate_json(response.content).data,
@@ -1101,6 +1129,7 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
@@ -1136,6 +1165,7 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(ContactCreateRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
@@ -1167,6 +1197,7 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
         )
@@ -1194,6 +1225,7 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: DashboardStatsResponse.model_validate_json(response.content).data,
         )
@@ -1235,6 +1267,7 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(FetchContactsRequest, body),
+                security=(("ApiKey",),),
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
@@ -1269,6 +1302,7 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(ProfilePicturesRequest, body),
+                security=(("ApiKey",),),
             ),
             lambda response: ProfilePicturesResponse.model_validate_json(response.content).data,
         )
@@ -1299,6 +1333,7 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(ColumnValuesRequest, body),
+                security=(("ApiKey",),),
             ),
             lambda response: ColumnValuesResponse.model_validate_json(response.content).data,
         )
@@ -1332,6 +1367,7 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(BulkContactUpdateRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: BulkUpdateResponse.model_validate_json(response.content).data,
@@ -1364,6 +1400,7 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(AssignOwnerRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: AssignOwnerResponse.model_validate_json(response.content).data,
@@ -1405,6 +1442,7 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(MergeFilteredRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: MergeFilteredResponse.model_validate_json(response.content).data,
@@ -1436,6 +1474,7 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(WithdrawFromSequencesRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: (
@@ -1479,6 +1518,7 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(VerifyEmailRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: VerifyEmailResponse.model_validate_json(response.content).data,
@@ -1511,6 +1551,7 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(AsyncVerifyEmailRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: AsyncVerifyEmailResponse.model_validate_json(response.content).data,
@@ -1548,6 +1589,7 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(UnlockInfoRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: UnlockInfoResponse.model_validate_json(response.content).data,

@@ -60,6 +60,7 @@ class EnrichmentWaterfallResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WaterfallConfigListResponse.model_validate_json(response.content).data,
         )
@@ -100,6 +101,7 @@ class AsyncEnrichmentWaterfallResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WaterfallConfigListResponse.model_validate_json(response.content).data,
         )
@@ -155,6 +157,7 @@ class EnrichmentResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(EmailAddressVerifyRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: (
@@ -199,6 +202,7 @@ class AsyncEnrichmentResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(EmailAddressVerifyRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: (

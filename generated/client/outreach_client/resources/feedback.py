@@ -51,6 +51,7 @@ class FeedbackSurveysTriggersResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 SurveyTriggerDeletionResponse.model_validate_json(response.content).data
@@ -91,6 +92,7 @@ class AsyncFeedbackSurveysTriggersResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 SurveyTriggerDeletionResponse.model_validate_json(response.content).data

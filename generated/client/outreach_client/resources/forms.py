@@ -54,6 +54,7 @@ class FormsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: FormOverviewResponse.model_validate_json(response.content).data,
         )
@@ -96,6 +97,7 @@ class AsyncFormsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: FormOverviewResponse.model_validate_json(response.content).data,
         )

@@ -58,6 +58,7 @@ class ListsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ListRecordListResponse.model_validate_json(response.content),
             PageStyle(
@@ -93,6 +94,7 @@ class ListsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(ListCreateRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: ListRecordResponse.model_validate_json(response.content).data,
@@ -138,6 +140,7 @@ class AsyncListsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ListRecordListResponse.model_validate_json(response.content),
             PageStyle(
@@ -173,6 +176,7 @@ class AsyncListsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(ListCreateRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: ListRecordResponse.model_validate_json(response.content).data,

@@ -69,6 +69,7 @@ class SuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: SuppressionStatusResponse.model_validate_json(response.content).data,
         )
@@ -113,6 +114,7 @@ class SuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: SuppressionListResponse.model_validate_json(response.content),
             PageStyle(
@@ -149,6 +151,7 @@ class SuppressionsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(SuppressContactRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: SuppressActionResponse.model_validate_json(response.content).data,
@@ -182,6 +185,7 @@ class SuppressionsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(SuppressContactRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: UnsuppressActionResponse.model_validate_json(response.content).data,
@@ -213,6 +217,7 @@ class SuppressionsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(BulkSuppressRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: BulkSuppressResponse.model_validate_json(response.content).data,
@@ -245,6 +250,7 @@ class SuppressionsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(ReinstateSuppressionsRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: BulkReinstateResponse.model_validate_json(response.content).data,
@@ -282,6 +288,7 @@ class AsyncSuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: SuppressionStatusResponse.model_validate_json(response.content).data,
         )
@@ -326,6 +333,7 @@ class AsyncSuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: SuppressionListResponse.model_validate_json(response.content),
             PageStyle(
@@ -362,6 +370,7 @@ class AsyncSuppressionsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(SuppressContactRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: SuppressActionResponse.model_validate_json(response.content).data,
@@ -395,6 +404,7 @@ class AsyncSuppressionsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(SuppressContactRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: UnsuppressActionResponse.model_validate_json(response.content).data,
@@ -426,6 +436,7 @@ class AsyncSuppressionsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(BulkSuppressRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: BulkSuppressResponse.model_validate_json(response.content).data,
@@ -458,6 +469,7 @@ class AsyncSuppressionsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(ReinstateSuppressionsRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: BulkReinstateResponse.model_validate_json(response.content).data,

@@ -63,6 +63,7 @@ class WebhooksEventsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookEventListResponse.model_validate_json(response.content).data,
         )
@@ -96,6 +97,7 @@ class AsyncWebhooksEventsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookEventListResponse.model_validate_json(response.content).data,
         )
@@ -160,6 +162,7 @@ class WebhooksDeliveriesResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookDeliveryListResponse.model_validate_json(response.content),
             PageStyle(
@@ -214,6 +217,7 @@ class AsyncWebhooksDeliveriesResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookDeliveryListResponse.model_validate_json(response.content),
             PageStyle(
@@ -279,6 +283,7 @@ class WebhooksResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookListResponse.model_validate_json(response.content).data,
         )
@@ -310,6 +315,7 @@ class WebhooksResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(WebhookCreateRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: WebhookWithSecretResponse.model_validate_json(response.content).data,
@@ -339,6 +345,7 @@ class WebhooksResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookResponse.model_validate_json(response.content).data,
         )
@@ -367,6 +374,7 @@ class WebhooksResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: None,
         )
@@ -400,6 +408,7 @@ class WebhooksResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(WebhookUpdateRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: WebhookResponse.model_validate_json(response.content).data,
@@ -448,6 +457,7 @@ class AsyncWebhooksResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookListResponse.model_validate_json(response.content).data,
         )
@@ -479,6 +489,7 @@ class AsyncWebhooksResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(WebhookCreateRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: WebhookWithSecretResponse.model_validate_json(response.content).data,
@@ -508,6 +519,7 @@ class AsyncWebhooksResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookResponse.model_validate_json(response.content).data,
         )
@@ -536,6 +548,7 @@ class AsyncWebhooksResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: None,
         )
@@ -569,6 +582,7 @@ class AsyncWebhooksResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=body_of(WebhookUpdateRequest, body),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: WebhookResponse.model_validate_json(response.content).data,
