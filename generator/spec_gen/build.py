@@ -164,7 +164,7 @@ def client_testing_context(config: Config, api: Any, env_prefix: str) -> dict[st
 
 
 def client_env_prefix(config: Config) -> str:
-    """`outreach` -> `OUTREACH_`: the client's credential variables are `<PREFIX>_<OPTION>`."""
+    """`acme` -> `ACME_`: the client's credential variables are `<PREFIX>_<OPTION>`."""
     from .targets.client_auth import env_prefix
 
     return env_prefix(config.distribution_prefix)

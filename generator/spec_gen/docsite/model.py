@@ -125,7 +125,7 @@ class DocsSettings:
     """What the examples need beyond the spec."""
 
     client_package: str  # the generated client's import name
-    env_prefix: str  # the client's credential variables are <env_prefix><OPTION> (OUTREACH_API_KEY)
+    env_prefix: str  # the client's credential variables are <env_prefix><OPTION> (ACME_API_KEY)
     origin: str = "http://127.0.0.1:8000"  # where the examples send their requests
 
     def schemes(self, api: Api) -> dict[str, Scheme]:
@@ -199,7 +199,7 @@ def badges(op: Operation) -> list[Badge]:
 
 
 def scheme_text(scheme: Scheme) -> str:
-    """`ApiKey` (`Authorization: Bearer <token>`; client option `api_key`, `$OUTREACH_API_KEY`)."""
+    """`ApiKey` (`Authorization: Bearer <token>`; client option `api_key`, `$ACME_API_KEY`)."""
     options = ", ".join(f"`{o}`" for o in scheme.options)
     envs = ", ".join(f"`${e}`" for e in scheme.envs)
     return f"`{scheme.name}` ({scheme.how}; client option{'s' if len(scheme.options) > 1 else ''} {options}, {envs})"

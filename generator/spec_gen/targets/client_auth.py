@@ -143,7 +143,7 @@ def _unique(name: str, used: set[str]) -> str:
 
 
 def env_prefix(distribution_prefix: str) -> str:
-    """`outreach` -> `OUTREACH_`: the prefix of the client's environment variables."""
+    """`acme` -> `ACME_`: the prefix of the client's environment variables."""
     return snake(distribution_prefix).strip("_").upper() + "_"
 
 
