@@ -86,7 +86,7 @@ def render_tree(config: Config, cache_dir: Path | None) -> BuildResult:
     with ProcessPoolExecutor(max_workers=2, mp_context=get_context("fork")) as pool:
         verdict = pool.submit(_validation_verdict, spec_bundle.document, cache_dir)
         try:
-            raw = rule_findings(spec_bundle.document)
+            raw = [] if _house_rules_off(config) else rule_findings(spec_bundle.document)
             files = None if raw else _render(config, spec_bundle, cache_dir, pool)
         except Exception:
             raw = verdict.result()
@@ -97,6 +97,12 @@ def render_tree(config: Config, cache_dir: Path | None) -> BuildResult:
     if openapi_raw or raw or files is None:
         raise SpecInvalid(locate_findings(spec_bundle, openapi_raw or raw, config.root))
     return BuildResult(files, spec_bundle.files)
+
+
+def _house_rules_off(config: Config) -> bool:
+    """Until the rule profiles land (issue 11a): fixtures without house rules say so."""
+    pyproject = config.root / "pyproject.toml"
+    return pyproject.is_file() and "house-rules = false" in pyproject.read_text(encoding="utf-8")
 
 
 def _render(
@@ -122,7 +128,8 @@ def _render(
         config.server_package,
         f"{prefix}-api",
         source,
-        (pydantic_dep, "fastapi>=0.115"),
+        (pydantic_dep, "fastapi>=0.115", *_form_dependency(api)),
+        handler_credentials=config.handler_credentials,
     )
     client = Target(
         config.templates,
@@ -151,6 +158,12 @@ def _render(
     files[f"server/{config.server_package}/models.py"] = models_source
     files[f"client/{config.client_package}/models.py"] = models_source
     return format_python(files)
+
+
+def _form_dependency(api: Any) -> tuple[str, ...]:
+    """FastAPI parses form and multipart bodies with python-multipart."""
+    kinds = {m.kind for op in api.operations if op.body for m in op.body.media}
+    return ("python-multipart>=0.0.9",) if kinds & {"form", "multipart"} else ()
 
 
 def client_testing_context(config: Config, api: Any, env_prefix: str) -> dict[str, Any] | None:

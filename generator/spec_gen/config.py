@@ -19,6 +19,8 @@ DEFAULTS: dict[str, Any] = {
     "client-testing": None,
     # where the reference docs' examples send their requests (a local server)
     "docs-example-origin": "http://127.0.0.1:8000",
+    # the generated server passes each secured operation's credentials to its handler
+    "handler-credentials": True,
 }
 
 
@@ -33,6 +35,7 @@ class Config:
     distribution_prefix: str
     client_testing: dict[str, Any] | None
     docs_example_origin: str
+    handler_credentials: bool = True
 
     def with_overrides(self, **overrides: Any) -> Config:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
@@ -77,4 +80,5 @@ def load_config(start: Path | None = None) -> Config:
         distribution_prefix=settings["distribution-prefix"],
         client_testing=settings["client-testing"],
         docs_example_origin=str(settings["docs-example-origin"]),
+        handler_credentials=bool(settings["handler-credentials"]),
     )

@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .ir import MISSING, Operation, Param
+from .ir import MISSING, Body, Media, Operation, Param
 from .naming import module_name
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -67,15 +67,87 @@ def names_in(annotation: str, known: set[str]) -> set[str]:
 
 
 def fastapi_param(p: Param) -> str:
+    if not p.native:
+        return decoded_param(p)
     kind = {"path": "Path", "query": "Query", "header": "Header", "cookie": "Cookie"}[p.location]
     args = []
     if p.location in ("header", "cookie") or p.py_name != p.name:
         args.append(f"alias={p.name!r}")
     args.extend(f"{k}={pyrepr(v)}" for k, v in p.constraints.items())
     annotated = f"Annotated[{p.full_annotation}, {kind}({', '.join(args)})]"
-    if p.required and p.default is MISSING:
+    if p.location == "path" or (p.required and p.default is MISSING):
         return annotated
     return f"{annotated} = {default_literal(p)}"
+
+
+def decoded_param(p: Param) -> str:
+    """A parameter the generated `transport` module reads (styles FastAPI does not know)."""
+    args = [
+        repr(p.name),
+        repr(p.location),
+        f"TypeAdapter({p.annotation})",
+        f"style={p.style!r}",
+        f"explode={p.explode!r}",
+        f"shape={p.shape!r}",
+    ]
+    if p.properties:
+        args.append(f"properties={pytuple(p.properties)}")
+    if p.required and p.default is MISSING:
+        args.append("required=True")
+    elif p.default is not MISSING and p.default is not None:
+        args.append(f"default=TypeAdapter({p.annotation}).validate_python({pyrepr(p.default)})")
+    return f"Annotated[{p.full_annotation}, Depends(transport.parameter({', '.join(args)}))]"
+
+
+def requirement_table(op: Operation) -> str:
+    """An operation's security alternatives as ((scheme, scopes), ...) tuples."""
+    return pyrepr(
+        tuple(
+            tuple((name, tuple(r.scopes.get(name, ()))) for name in r.schemes)
+            for r in op.requirements
+        )
+    )
+
+
+def read_body(body: Body, indent: int) -> str:
+    """Statements reading a body that is not one JSON document into `body`."""
+    pad = " " * indent
+    lines = [f"{pad}body: {body.annotation}{'' if body.required else ' | None'}"]
+    readers = [(m, _reader(m)) for m in body.media]
+    if not body.required:
+        lines += [f"{pad}if not await transport.has_body(request):", f"{pad}    body = None"]
+        first = "elif"
+    else:
+        first = "if"
+    if len(readers) == 1:
+        if body.required:
+            return f"{pad}body = {readers[0][1]}"
+        lines += [f"{pad}else:", f"{pad}    body = {readers[0][1]}"]
+        return "\n".join(lines)
+    lines.append(f"{pad}content_type = transport.media_type(request)")
+    for n, (m, reader) in enumerate(readers):
+        keyword = first if n == 0 else "elif"
+        lines += [
+            f"{pad}{keyword} transport.matches(content_type, {m.content_type!r}):",
+            f"{pad}    body = {reader}",
+        ]
+    accepted = pytuple(m.content_type for m in body.media)
+    lines += [f"{pad}else:", f"{pad}    raise transport.unsupported(content_type, {accepted})"]
+    return "\n".join(lines)
+
+
+def _reader(m: Media) -> str:
+    if m.kind == "json":
+        return f"await transport.read_json(request, TypeAdapter({m.model}))"
+    if m.kind in ("form", "multipart"):
+        lists = pytuple(f.name for f in m.fields if f.is_list)
+        json_fields = pytuple(f.name for f in m.fields if f.is_json)
+        return f"await transport.read_form(request, {m.model}, lists={lists}, json_fields={json_fields})"
+    return (
+        "await transport.read_bytes(request)"
+        if m.kind == "binary"
+        else "await transport.read_text(request)"
+    )
 
 
 def default_literal(p: Param) -> str:
@@ -140,6 +212,8 @@ def environment(templates: Path) -> Any:
         op_badges=op_badges,
         fastapi_param=fastapi_param,
         fastapi_body=fastapi_body,
+        requirement_table=requirement_table,
+        read_body=read_body,
         md=md,
         default_text=default_text,
         module=module_name,

@@ -54,9 +54,8 @@ def used_models(ops: list[Operation], known: set[str]) -> list[str]:
         for p in op.handler_params:
             names |= names_in(p.annotation, known)
         if op.body:
-            names.add(op.body.model)
-        if op.success.model:
-            names.add(op.success.model)
+            names |= names_in(op.body.annotation, known)
+        names |= names_in(op.success.annotation, known)
     return sorted(names & known)
 
 
@@ -64,7 +63,7 @@ def render_server(target: Target, api: Api) -> dict[str, str]:
     """Every file of the API layer but models.py (datamodel-code-generator writes that)."""
     pkg = target.package
     known = set(api.schemas)
-    ctx = target.context(api)
+    ctx = {**target.context(api), "handler_credentials": target.handler_credentials}
     files = {
         "pyproject.toml": target.render(
             "api/pyproject.toml.j2", **ctx, dependencies=target.dependencies
@@ -72,6 +71,8 @@ def render_server(target: Target, api: Api) -> dict[str, str]:
         f"{pkg}/py.typed": "",
         f"{pkg}/__init__.py": target.render("api/__init__.py.j2", **ctx),
         f"{pkg}/runtime.py": target.render("api/runtime.py.j2", **ctx),
+        f"{pkg}/transport.py": target.render("api/transport.py.j2", **ctx),
+        f"{pkg}/security.py": target.render("api/security.py.j2", **ctx),
         f"{pkg}/constants.py": target.render(
             "api/constants.py.j2", **ctx, constants=constants(api)
         ),

@@ -1,0 +1,55 @@
+"""Parameters: Python annotation, wire style and whether FastAPI reads them natively."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import MISSING
+
+SCALARS = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
+CONSTRAINTS = (
+    ("minimum", "ge"),
+    ("maximum", "le"),
+    ("exclusiveMinimum", "gt"),
+    ("exclusiveMaximum", "lt"),
+    ("minLength", "min_length"),
+    ("maxLength", "max_length"),
+    ("pattern", "pattern"),
+)
+DEFAULT_STYLE = {"path": "simple", "query": "form", "header": "simple", "cookie": "form"}
+
+
+def constraints(schema: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for key, name in CONSTRAINTS:
+        value = schema.get(key)
+        # 3.0 leftovers (a boolean exclusiveMinimum) are not a bound
+        if key in schema and not isinstance(value, bool):
+            out[name] = value
+    return out
+
+
+def shape(schema: dict[str, Any]) -> str:
+    types = schema.get("type")
+    kinds = types if isinstance(types, list) else [types]
+    if "array" in kinds or "items" in schema:
+        return "array"
+    if "object" in kinds or "properties" in schema:
+        return "object"
+    return "scalar"
+
+
+def is_native(location: str, style: str, explode: bool, kind: str, scalar_type: bool) -> bool:
+    """Whether FastAPI's own Path/Query/Header/Cookie reads this parameter as the spec means."""
+    if kind == "scalar":
+        return scalar_type
+    if kind == "array" and location == "query" and style == "form" and explode:
+        return scalar_type
+    return False
+
+
+def default_of(schema: dict[str, Any], location: str) -> Any:
+    # a path parameter is always sent: a default there means nothing on the server
+    if location == "path":
+        return MISSING
+    return schema.get("default", MISSING)
