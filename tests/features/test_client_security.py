@@ -117,4 +117,3 @@ def test_the_async_client_authenticates_the_same_way(base_url: str) -> None:
             return await client.auth.with_basic()
 
     assert asyncio.run(call()).username == "u"
-

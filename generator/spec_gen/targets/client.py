@@ -11,7 +11,7 @@ from ..examples import param_example, request_example
 from ..ir import Api, Operation, Param, schema_ref_name
 from ..naming import pascal, snake
 from ..render import names_in
-from . import Target
+from . import Target, client_wire
 from .client_auth import Scheme, primary_scheme, schemes, token_param
 
 IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
@@ -74,13 +74,28 @@ class ClientOp:
 
     @property
     def body_annotation(self) -> str:
-        """The body's model, or plain data validated into it before sending."""
-        body = self.op.body
-        if body is None:
-            return "None"
-        plain = "Sequence[Any]" if body.schema.get("type") == "array" else "Mapping[str, Any]"
-        optional = "" if body.required else " | None"
-        return f"{body.model} | {plain}{optional}"
+        """Each media type's model (or plain data validated into it), bytes or text."""
+        return client_wire.body_annotation(self.op.body)
+
+    @property
+    def path_expression(self) -> str:
+        return client_wire.path_expression(self.op)
+
+    @property
+    def query_styles(self) -> dict[str, tuple[str, bool]]:
+        return client_wire.query_styles(self.op)
+
+    @property
+    def cookies(self) -> str:
+        return client_wire.cookies_expression(self.op)
+
+    @property
+    def media(self) -> str:
+        return client_wire.media_expression(self.op.body)
+
+    @property
+    def content_type_arg(self) -> str | None:
+        return client_wire.content_type_argument(self.op)
 
     @property
     def args_doc(self) -> list[str]:
@@ -97,9 +112,9 @@ class ClientOp:
             )
         if self.op.body is not None:
             text = " ".join((self.op.body.description or "").split())
-            out.append(
-                f"body: {self.op.body.model}, or plain data validated into it. {text}".rstrip()
-            )
+            out.append(f"body: {client_wire.body_doc(self.op.body)}. {text}".rstrip())
+            if self.content_type_arg:
+                out.append(f"{self.content_type_arg}: the media type to send (default: by value).")
         return out
 
     @property
@@ -204,7 +219,11 @@ def client_op(
     model = op.success.model
     page = _page_style(op)
     data = _data_annotation(api, model, known) if model else None
-    if model is None:
+    raw = client_wire.raw_result(op.success)
+    if raw is not None:
+        page = None
+        returns, parse = raw
+    elif model is None:
         returns, parse = "None", ""
     elif page is not None and data and data.startswith("list["):
         returns, parse = data[5:-1], f"{model}.model_validate_json(response.content)"
@@ -219,6 +238,15 @@ def client_op(
     token, token_scheme = own if own else (None, None)
     body_model = op.body.model if op.body else None
     return ClientOp(op, returns, parse, body_model, safe, token, page, token_scheme)
+
+
+def models_used(view: ClientOp, known: set[str]) -> set[str]:
+    """Model classes a resource module imports for one operation."""
+    used: set[str] = set()
+    for p in view.op.params:
+        used |= names_in(p.annotation, known)
+    used |= names_in(view.returns, known) | names_in(view.parse, known)
+    return used | (client_wire.body_models(view.op.body) & known)
 
 
 def context_headers(api: Api) -> dict[str, str]:
@@ -286,6 +314,7 @@ def render_client(
         f"{pkg}/py.typed": "",
         f"{pkg}/__init__.py": target.render("client/__init__.py.j2", **ctx),
         f"{pkg}/errors.py": target.render("client/errors.py.j2", **ctx),
+        f"{pkg}/wire.py": target.render("client/wire.py.j2", **ctx),
         f"{pkg}/base.py": target.render("client/base.py.j2", **ctx),
         f"{pkg}/pagination.py": target.render("client/pagination.py.j2", **ctx),
         f"{pkg}/client.py": target.render("client/client.py.j2", **ctx),
@@ -298,12 +327,7 @@ def render_client(
         used: set[str] = set()
         for ns in root.all():
             for op in ns.operations:
-                view = views[op.operation_id]
-                for p in op.params:
-                    used |= names_in(p.annotation, known)
-                used |= names_in(view.returns, known) | names_in(view.parse, known)
-                if view.body_model:
-                    used.add(view.body_model)
+                used |= models_used(views[op.operation_id], known)
         files[f"{pkg}/resources/{root.module}.py"] = target.render(
             "client/resource.py.j2", **ctx, root=root, models=sorted(used & known)
         )

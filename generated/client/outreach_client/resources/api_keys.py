@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import (
     ApiKeyCreated,
     ApiKeyCreatedResponse,
@@ -83,7 +79,9 @@ class ApiKeysResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ApiKeyCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ApiKeyCreateRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -150,7 +148,9 @@ class AsyncApiKeysResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ApiKeyCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ApiKeyCreateRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),

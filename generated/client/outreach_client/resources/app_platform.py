@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import AppToken, AppTokenResponse, BrowserExchangeRequest, JwkSet, ServiceTokenRequest
 
 if TYPE_CHECKING:
@@ -56,7 +52,10 @@ class AppPlatformResource:
                 headers={
                     "X-Org-Id": x_org_id,
                 },
-                body=body_of(BrowserExchangeRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=BrowserExchangeRequest),),
+                ),
                 security=(("IdentityProviderPrincipal",),),
                 credentials={}
                 if identity_provider_principal_token is None
@@ -88,7 +87,9 @@ class AppPlatformResource:
             Request(
                 "POST",
                 "/api/v1/service-token",
-                body=body_of(ServiceTokenRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ServiceTokenRequest),)
+                ),
                 retry_safe=False,
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
@@ -154,7 +155,10 @@ class AsyncAppPlatformResource:
                 headers={
                     "X-Org-Id": x_org_id,
                 },
-                body=body_of(BrowserExchangeRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=BrowserExchangeRequest),),
+                ),
                 security=(("IdentityProviderPrincipal",),),
                 credentials={}
                 if identity_provider_principal_token is None
@@ -186,7 +190,9 @@ class AsyncAppPlatformResource:
             Request(
                 "POST",
                 "/api/v1/service-token",
-                body=body_of(ServiceTokenRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ServiceTokenRequest),)
+                ),
                 retry_safe=False,
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,

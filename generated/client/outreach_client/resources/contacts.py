@@ -8,13 +8,8 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import (
     AssignOwnerRequest,
     AssignOwnerResponse,
@@ -654,7 +649,9 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ContactCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ContactCreateRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -683,7 +680,7 @@ class ContactsResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/api/v1/contacts/{path_param(contact_id)}",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
@@ -756,7 +753,9 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(FetchContactsRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=FetchContactsRequest),)
+                ),
                 security=(("ApiKey",),),
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
@@ -791,7 +790,10 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ProfilePicturesRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=ProfilePicturesRequest),),
+                ),
                 security=(("ApiKey",),),
             ),
             lambda response: ProfilePicturesResponse.model_validate_json(response.content).data,
@@ -822,7 +824,9 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ColumnValuesRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ColumnValuesRequest),)
+                ),
                 security=(("ApiKey",),),
             ),
             lambda response: ColumnValuesResponse.model_validate_json(response.content).data,
@@ -856,7 +860,10 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(BulkContactUpdateRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=BulkContactUpdateRequest),),
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -889,7 +896,9 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(AssignOwnerRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=AssignOwnerRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -931,7 +940,9 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(MergeFilteredRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=MergeFilteredRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -963,7 +974,14 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(WithdrawFromSequencesRequest, body),
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType(
+                            "application/json", "json", model=WithdrawFromSequencesRequest
+                        ),
+                    ),
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -1007,7 +1025,9 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(VerifyEmailRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=VerifyEmailRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -1040,7 +1060,10 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(AsyncVerifyEmailRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=AsyncVerifyEmailRequest),),
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -1078,7 +1101,9 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(UnlockInfoRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=UnlockInfoRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -1164,7 +1189,9 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ContactCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ContactCreateRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -1193,7 +1220,7 @@ class AsyncContactsResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/api/v1/contacts/{path_param(contact_id)}",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
@@ -1266,7 +1293,9 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(FetchContactsRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=FetchContactsRequest),)
+                ),
                 security=(("ApiKey",),),
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
@@ -1301,7 +1330,10 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ProfilePicturesRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=ProfilePicturesRequest),),
+                ),
                 security=(("ApiKey",),),
             ),
             lambda response: ProfilePicturesResponse.model_validate_json(response.content).data,
@@ -1332,7 +1364,9 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ColumnValuesRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ColumnValuesRequest),)
+                ),
                 security=(("ApiKey",),),
             ),
             lambda response: ColumnValuesResponse.model_validate_json(response.content).data,
@@ -1366,7 +1400,10 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(BulkContactUpdateRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=BulkContactUpdateRequest),),
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -1399,7 +1436,9 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(AssignOwnerRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=AssignOwnerRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -1441,7 +1480,9 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(MergeFilteredRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=MergeFilteredRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -1473,7 +1514,14 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(WithdrawFromSequencesRequest, body),
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType(
+                            "application/json", "json", model=WithdrawFromSequencesRequest
+                        ),
+                    ),
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -1517,7 +1565,9 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(VerifyEmailRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=VerifyEmailRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -1550,7 +1600,10 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(AsyncVerifyEmailRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=AsyncVerifyEmailRequest),),
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -1588,7 +1641,9 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(UnlockInfoRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=UnlockInfoRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),

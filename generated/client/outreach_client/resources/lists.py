@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import ListCreateRequest, ListRecord, ListRecordListResponse, ListRecordResponse
 from ..pagination import AsyncPaginator, PageStyle, SyncPage, async_paginator, paginate
 
@@ -93,7 +89,9 @@ class ListsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ListCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ListCreateRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -175,7 +173,9 @@ class AsyncListsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ListCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ListCreateRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),

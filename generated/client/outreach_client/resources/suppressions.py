@@ -6,13 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import (
     BulkReinstateResponse,
     BulkReinstateResult,
@@ -65,7 +60,7 @@ class SuppressionsResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/api/v1/contacts/{path_param(contact_id)}/suppression",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}/suppression",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
@@ -146,11 +141,14 @@ class SuppressionsResource:
         return self._client._call(
             Request(
                 "POST",
-                f"/api/v1/contacts/{path_param(contact_id)}/suppress",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}/suppress",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(SuppressContactRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=SuppressContactRequest),),
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -180,11 +178,14 @@ class SuppressionsResource:
         return self._client._call(
             Request(
                 "POST",
-                f"/api/v1/contacts/{path_param(contact_id)}/unsuppress",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}/unsuppress",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(SuppressContactRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=SuppressContactRequest),),
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -216,7 +217,9 @@ class SuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(BulkSuppressRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=BulkSuppressRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -249,7 +252,14 @@ class SuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ReinstateSuppressionsRequest, body),
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType(
+                            "application/json", "json", model=ReinstateSuppressionsRequest
+                        ),
+                    ),
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -284,7 +294,7 @@ class AsyncSuppressionsResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/api/v1/contacts/{path_param(contact_id)}/suppression",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}/suppression",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
@@ -365,11 +375,14 @@ class AsyncSuppressionsResource:
         return await self._client._call(
             Request(
                 "POST",
-                f"/api/v1/contacts/{path_param(contact_id)}/suppress",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}/suppress",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(SuppressContactRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=SuppressContactRequest),),
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -399,11 +412,14 @@ class AsyncSuppressionsResource:
         return await self._client._call(
             Request(
                 "POST",
-                f"/api/v1/contacts/{path_param(contact_id)}/unsuppress",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}/unsuppress",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(SuppressContactRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=SuppressContactRequest),),
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -435,7 +451,9 @@ class AsyncSuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(BulkSuppressRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=BulkSuppressRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -468,7 +486,14 @@ class AsyncSuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ReinstateSuppressionsRequest, body),
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType(
+                            "application/json", "json", model=ReinstateSuppressionsRequest
+                        ),
+                    ),
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),

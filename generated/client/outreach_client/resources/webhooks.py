@@ -8,13 +8,8 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import (
     DeliveryStatus,
     Webhook,
@@ -153,7 +148,7 @@ class WebhooksDeliveriesResource:
             self._client,
             Request(
                 "GET",
-                f"/api/v1/webhooks/{path_param(webhook_id)}/deliveries",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}/deliveries",
                 query={
                     "page": page,
                     "limit": limit,
@@ -208,7 +203,7 @@ class AsyncWebhooksDeliveriesResource:
             self._client,
             Request(
                 "GET",
-                f"/api/v1/webhooks/{path_param(webhook_id)}/deliveries",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}/deliveries",
                 query={
                     "page": page,
                     "limit": limit,
@@ -314,7 +309,9 @@ class WebhooksResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(WebhookCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=WebhookCreateRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -341,7 +338,7 @@ class WebhooksResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/api/v1/webhooks/{path_param(webhook_id)}",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
@@ -370,7 +367,7 @@ class WebhooksResource:
         return self._client._call(
             Request(
                 "DELETE",
-                f"/api/v1/webhooks/{path_param(webhook_id)}",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
@@ -403,11 +400,13 @@ class WebhooksResource:
         return self._client._call(
             Request(
                 "PATCH",
-                f"/api/v1/webhooks/{path_param(webhook_id)}",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(WebhookUpdateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=WebhookUpdateRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -488,7 +487,9 @@ class AsyncWebhooksResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(WebhookCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=WebhookCreateRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),
@@ -515,7 +516,7 @@ class AsyncWebhooksResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/api/v1/webhooks/{path_param(webhook_id)}",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
@@ -544,7 +545,7 @@ class AsyncWebhooksResource:
         return await self._client._call(
             Request(
                 "DELETE",
-                f"/api/v1/webhooks/{path_param(webhook_id)}",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
@@ -577,11 +578,13 @@ class AsyncWebhooksResource:
         return await self._client._call(
             Request(
                 "PATCH",
-                f"/api/v1/webhooks/{path_param(webhook_id)}",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(WebhookUpdateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=WebhookUpdateRequest),)
+                ),
                 security=(("ApiKey",),),
                 retry_safe=False,
             ),

@@ -18,13 +18,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, cast
-from urllib.parse import quote
 
 from .errors import APIConnectionError, APIError, APIStatusError, APITimeoutError, error_for
+from .wire import Payload, cookie_header, cookie_value, query_pairs, scalar
 
 if TYPE_CHECKING:  # imported when a client is made, so that importing the package stays cheap
     import httpx
-    from pydantic import BaseModel
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -58,20 +57,9 @@ MAX_RETRY_AFTER = 60.0
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
-def path_param(value: Any) -> str:
-    return quote(str(value.value if hasattr(value, "value") else value), safe="")
-
-
 def drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
     """Unset (None) values are not sent; enums are sent as their value."""
     return {k: (v.value if hasattr(v, "value") else v) for k, v in values.items() if v is not None}
-
-
-def body_of(model: type[BaseModel], value: Any) -> BaseModel | None:
-    """A request body given as its model, or as plain data validated here before sending."""
-    if value is None or isinstance(value, model):
-        return value
-    return model.model_validate(value)
 
 
 @dataclass(frozen=True)
@@ -83,7 +71,11 @@ class Request:
     path: str
     query: Mapping[str, Any] = field(default_factory=dict)
     headers: Mapping[str, Any] = field(default_factory=dict)
-    body: BaseModel | None = None
+    body: Payload | None = None
+    styles: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
+    """Query parameter -> (style, explode) when not `form` exploded (the spec's default)."""
+    cookies: tuple[tuple[str, Any, bool], ...] = ()
+    """Cookie parameters: (name, value, explode); unset ones (None) are not sent."""
     security: tuple[tuple[str, ...], ...] = ()
     """Alternatives of security schemes (all of one alternative are sent); () = anonymous."""
     credentials: Mapping[str, str] = field(default_factory=dict)
@@ -287,17 +279,26 @@ class _RequestBuilder:
 
     def _build(
         self, request: Request
-    ) -> tuple[str, str, dict[str, Any], dict[str, str], bytes | None]:
+    ) -> tuple[str, str, list[tuple[str, Any]], dict[str, str], dict[str, Any]]:
+        """Method, URL, query pairs, headers and httpx's body arguments of one request."""
         headers = {**self.default_headers}
-        headers.update({k: str(v) for k, v in drop_none(request.headers).items()})
-        query = drop_none(request.query)
+        headers.update({k: scalar(v) for k, v in drop_none(request.headers).items()})
+        cookie = cookie_header(request.cookies)
+        if cookie:
+            headers["Cookie"] = cookie
+        query: dict[str, Any] = drop_none(request.query)
         if request.security:
             self._authenticate(request, headers, query)
-        content = None
+        params: list[tuple[str, Any]] = []
+        for name, value in query.items():
+            style, explode = request.styles.get(name, ("form", True))
+            params.extend(query_pairs(name, value, style, explode))
+        send: dict[str, Any] = {}
         if request.body is not None:
-            content = request.body.model_dump_json(by_alias=True, exclude_unset=True).encode()
-            headers["Content-Type"] = "application/json"
-        return request.method, self.root + request.path, query, headers, content
+            send, content_type = request.body.encode()
+            if content_type is not None:
+                headers["Content-Type"] = content_type
+        return request.method, self.root + request.path, params, headers, send
 
     def _authenticate(
         self, request: Request, headers: dict[str, str], query: dict[str, Any]
@@ -387,7 +388,7 @@ class SyncAPIClient(_RequestBuilder):
     def _call(self, request: Request, parser: Callable[[httpx.Response], T]) -> T:
         import httpx
 
-        method, url, params, headers, content = self._build(request)
+        method, url, params, headers, send = self._build(request)
         retries = self._retries_for(request)
         attempt = 0
         while True:
@@ -396,9 +397,7 @@ class SyncAPIClient(_RequestBuilder):
                 time.sleep(wait)
             response, failure = None, None
             try:
-                response = self._http.request(
-                    method, url, params=params, headers=headers, content=content
-                )
+                response = self._http.request(method, url, params=params, headers=headers, **send)
             except httpx.TransportError as exc:
                 failure = exc
             delay = self._settle(slot, attempt, retries, response, failure)
@@ -428,7 +427,7 @@ class AsyncAPIClient(_RequestBuilder):
 
         import httpx
 
-        method, url, params, headers, content = self._build(request)
+        method, url, params, headers, send = self._build(request)
         retries = self._retries_for(request)
         attempt = 0
         while True:
@@ -438,7 +437,7 @@ class AsyncAPIClient(_RequestBuilder):
             response, failure = None, None
             try:
                 response = await self._http.request(
-                    method, url, params=params, headers=headers, content=content
+                    method, url, params=params, headers=headers, **send
                 )
             except httpx.TransportError as exc:
                 failure = exc
@@ -466,7 +465,7 @@ def _apply(
     elif kind == "query":
         query[name] = values[0]
     elif kind == "cookie":
-        cookie = f"{name}={quote(values[0], safe='')}"
+        cookie = f"{name}={cookie_value(values[0])}"
         headers["Cookie"] = f"{headers['Cookie']}; {cookie}" if headers.get("Cookie") else cookie
     else:
         headers[name] = values[0]

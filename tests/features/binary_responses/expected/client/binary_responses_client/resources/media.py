@@ -5,12 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import GetReportResponse
 
 if TYPE_CHECKING:
@@ -26,7 +22,7 @@ class MediaResource:
     def get_avatar(
         self,
         user_id: int,
-    ) -> None:
+    ) -> bytes:
         """get_avatar
 
         GET /avatars/{user_id}
@@ -35,14 +31,14 @@ class MediaResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/avatars/{path_param(user_id)}",
+                f"/avatars/{_wire.path_param(user_id)}",
             ),
-            lambda response: None,
+            lambda response: response.content,
         )
 
     def get_readme(
         self,
-    ) -> None:
+    ) -> str:
         """get_readme
 
         GET /readme
@@ -53,12 +49,12 @@ class MediaResource:
                 "GET",
                 "/readme",
             ),
-            lambda response: None,
+            lambda response: response.text,
         )
 
     def export_rows(
         self,
-    ) -> None:
+    ) -> str:
         """export_rows
 
         GET /export
@@ -69,12 +65,12 @@ class MediaResource:
                 "GET",
                 "/export",
             ),
-            lambda response: None,
+            lambda response: response.text,
         )
 
     def get_report(
         self,
-    ) -> GetReportResponse:
+    ) -> GetReportResponse | bytes:
         """get_report
 
         GET /report
@@ -85,7 +81,11 @@ class MediaResource:
                 "GET",
                 "/report",
             ),
-            lambda response: GetReportResponse.model_validate_json(response.content),
+            lambda response: (
+                GetReportResponse.model_validate_json(response.content)
+                if _wire.is_json(response)
+                else response.content
+            ),
         )
 
 
@@ -98,7 +98,7 @@ class AsyncMediaResource:
     async def get_avatar(
         self,
         user_id: int,
-    ) -> None:
+    ) -> bytes:
         """get_avatar
 
         GET /avatars/{user_id}
@@ -107,14 +107,14 @@ class AsyncMediaResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/avatars/{path_param(user_id)}",
+                f"/avatars/{_wire.path_param(user_id)}",
             ),
-            lambda response: None,
+            lambda response: response.content,
         )
 
     async def get_readme(
         self,
-    ) -> None:
+    ) -> str:
         """get_readme
 
         GET /readme
@@ -125,12 +125,12 @@ class AsyncMediaResource:
                 "GET",
                 "/readme",
             ),
-            lambda response: None,
+            lambda response: response.text,
         )
 
     async def export_rows(
         self,
-    ) -> None:
+    ) -> str:
         """export_rows
 
         GET /export
@@ -141,12 +141,12 @@ class AsyncMediaResource:
                 "GET",
                 "/export",
             ),
-            lambda response: None,
+            lambda response: response.text,
         )
 
     async def get_report(
         self,
-    ) -> GetReportResponse:
+    ) -> GetReportResponse | bytes:
         """get_report
 
         GET /report
@@ -157,7 +157,11 @@ class AsyncMediaResource:
                 "GET",
                 "/report",
             ),
-            lambda response: GetReportResponse.model_validate_json(response.content),
+            lambda response: (
+                GetReportResponse.model_validate_json(response.content)
+                if _wire.is_json(response)
+                else response.content
+            ),
         )
 
 

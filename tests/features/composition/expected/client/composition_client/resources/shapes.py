@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import Account, Node, Shape, Value
 
 if TYPE_CHECKING:
@@ -41,7 +37,9 @@ class ShapesResource:
             Request(
                 "POST",
                 "/nodes",
-                body=body_of(Node, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Node),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Node.model_validate_json(response.content),
@@ -64,7 +62,9 @@ class ShapesResource:
             Request(
                 "POST",
                 "/shapes",
-                body=body_of(Shape, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Shape),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Shape.model_validate_json(response.content),
@@ -87,7 +87,9 @@ class ShapesResource:
             Request(
                 "POST",
                 "/accounts",
-                body=body_of(Account, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Account),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Account.model_validate_json(response.content),
@@ -110,7 +112,9 @@ class ShapesResource:
             Request(
                 "POST",
                 "/values",
-                body=body_of(Value, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Value),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Value.model_validate_json(response.content),
@@ -140,7 +144,9 @@ class AsyncShapesResource:
             Request(
                 "POST",
                 "/nodes",
-                body=body_of(Node, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Node),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Node.model_validate_json(response.content),
@@ -163,7 +169,9 @@ class AsyncShapesResource:
             Request(
                 "POST",
                 "/shapes",
-                body=body_of(Shape, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Shape),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Shape.model_validate_json(response.content),
@@ -186,7 +194,9 @@ class AsyncShapesResource:
             Request(
                 "POST",
                 "/accounts",
-                body=body_of(Account, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Account),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Account.model_validate_json(response.content),
@@ -209,7 +219,9 @@ class AsyncShapesResource:
             Request(
                 "POST",
                 "/values",
-                body=body_of(Value, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Value),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Value.model_validate_json(response.content),

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    to_raw_response_wrapper,
-)
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import Who
 
 if TYPE_CHECKING:
