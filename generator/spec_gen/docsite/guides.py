@@ -255,7 +255,7 @@ def errors(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) -> Guid
             if p.location == "path"
         ]
         name = client_error(api, "404")
-        call = call_expression(target, arguments)
+        call = call_expression(views[target.operation_id], arguments)
         code = (
             python_client_setup(api, settings).replace("import Client", f"import Client, {name}")
             + "\ntry:\n    "
@@ -418,7 +418,7 @@ def pagination(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) -> 
         )
         view = views[op.operation_id]
         if view.page:
-            call = f"client.{'.'.join(op.client_namespace)}.{op.client_method}(limit={limit})"
+            call = f"client.{view.call_path}(limit={limit})"
             code = (
                 python_client_setup(api, settings)
                 + f"\npage = {call}\n"

@@ -305,9 +305,9 @@ def response_blocks(api: Api, op: Operation) -> list[Block]:
     return out
 
 
-def call_expression(op: Operation, arguments: list[str]) -> str:
+def call_expression(view: ClientOp, arguments: list[str]) -> str:
     """`client.<namespace>.<method>(arguments)`, one argument a line when long."""
-    call = f"client.{'.'.join(op.client_namespace)}.{op.client_method}"
+    call = f"client.{view.call_path}"
     one_line = f"{call}({', '.join(arguments)})"
     if arguments and (len(one_line) > 80 or "\n" in one_line):
         return call + "(\n" + "".join(f"    {a},\n" for a in arguments) + ")"
@@ -321,7 +321,7 @@ def py_literal(value: Any, indent: int = 0) -> str:
 
 def python_call(op: Operation, view: ClientOp, arguments: list[str]) -> str:
     """The statements calling the operation and printing what it answers."""
-    one_line = call_expression(op, arguments)
+    one_line = call_expression(view, arguments)
     if view.page:
         return f"for item in {one_line}:\n    print(item)"
     if view.returns == "None":

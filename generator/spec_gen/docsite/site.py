@@ -7,14 +7,14 @@ It sits above `model` (the page blocks and per-operation docs) and `guides` (whi
 from __future__ import annotations
 
 from ..ir import Api
-from ..targets.client import client_op
+from ..targets.client import client_views
 from .guides import guides as make_guides
 from .model import DocsSettings, Site, TagDoc, operation_doc, overview
 
 
 def build_site(api: Api, settings: DocsSettings) -> Site:
     known = set(api.schemas)
-    views = {op.operation_id: client_op(api, op, known) for op in api.operations}
+    views = client_views(api, known, settings.env_prefix)
     tags = [
         TagDoc(
             tag.name,

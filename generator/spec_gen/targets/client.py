@@ -13,6 +13,7 @@ from ..naming import pascal, snake
 from ..render import names_in
 from . import Target, client_wire
 from .client_auth import Scheme, primary_scheme, schemes, token_param
+from .client_names import client_paths
 
 IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
 PRIMITIVES = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
@@ -67,6 +68,13 @@ class ClientOp:
     token_param: str | None  # a bearer token the call takes instead of the client's API key
     page: dict[str, Any] | None  # PageStyle arguments for list operations
     token_scheme: str | None = None  # the security scheme `token_param` is sent for
+    namespace: tuple[str, ...] = ()  # client.<namespace...>.<method>: safe, unique names
+    method: str = ""
+
+    @property
+    def call_path(self) -> str:
+        """`contacts.get`: the attribute path under a client."""
+        return ".".join((*self.namespace, self.method))
 
     @property
     def params(self) -> list[Param]:
@@ -127,7 +135,22 @@ class ClientOp:
         return [p for p in self.params if p not in self.path_params]
 
 
-def namespaces(api: Api) -> tuple[list[Namespace], list[Namespace]]:
+def client_views(api: Api, known: set[str], env_prefix: str = "") -> dict[str, ClientOp]:
+    """Every operation as the client sees it, with its safe, unique place in the client."""
+    table = schemes(api, env_prefix)
+    options = {o for s in table.values() for o in s.options} | set(context_headers(api))
+    paths = client_paths(api, frozenset(options))
+    views = {}
+    for op in api.operations:
+        view = client_op(api, op, known, table)
+        view.namespace, view.method = paths[op.operation_id]
+        views[op.operation_id] = view
+    return views
+
+
+def namespaces(
+    api: Api, views: dict[str, ClientOp] | None = None
+) -> tuple[list[Namespace], list[Namespace]]:
     """Every namespace (children before parents, so classes are defined in order) and the roots."""
     docs = {snake(tag.name).rstrip("_"): tag.description for tag in api.tags}
     table: dict[tuple[str, ...], Namespace] = {}
@@ -140,7 +163,8 @@ def namespaces(api: Api) -> tuple[list[Namespace], list[Namespace]]:
         return table[path]
 
     for op in api.operations:
-        get(op.client_namespace).operations.append(op)
+        path = views[op.operation_id].namespace if views else op.client_namespace
+        get(path).operations.append(op)
     ordered = sorted(table.values(), key=lambda ns: (-len(ns.path), list(table).index(ns.path)))
     roots = [ns for ns in table.values() if len(ns.path) == 1]
     return ordered, roots
@@ -281,10 +305,10 @@ def render_client(
 ) -> dict[str, str]:
     """Every file of the client but models.py (the API layer's models, shared)."""
     pkg = target.package
-    _, roots = namespaces(api)
-    envs = environments(api)
     table = schemes(api, env_prefix)
-    views = {op.operation_id: client_op(api, op, known, table) for op in api.operations}
+    views = client_views(api, known, env_prefix)
+    _, roots = namespaces(api, views)
+    envs = environments(api)
     modes, default_mode = key_modes(api)
     webhook = next((w for w in api.webhooks if w.body is not None), None)
     ctx: dict[str, Any] = {
@@ -369,7 +393,7 @@ def example_call(api: Api, view: ClientOp, client: str = "client") -> str:
         args.append(f'{view.token_param}="<token>"')
     if op.body is not None and op.body.required:
         args.append(f"body={request_example(api, op)!r}")
-    call = f"{client}.{'.'.join(op.client_namespace)}.{op.client_method}({', '.join(args)})"
+    call = f"{client}.{view.call_path}({', '.join(args)})"
     if view.page:
         return f"for item in {call}:\n    print(item)"
     if view.returns == "None":
