@@ -11,19 +11,20 @@ import json
 import subprocess
 import tempfile
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cache import CACHE_DIR, remember_build, sha, tool_versions, unchanged_since_last_build
 from .config import Config
+from .errors import at
+from .findings import Finding, RawFinding
 from .load import Bundle, bundle
+from .profiles import ruleset
 from .tree import Change, changes, existing_files, short_diff, write_tree
 from .validate import (
-    Finding,
-    RawFinding,
+    apply_profile,
+    bundle_findings,
     locate_findings,
     openapi_findings,
     rule_findings,
@@ -34,6 +35,8 @@ DOCS_PAGE = "docs.html"  # the reference page inside the server package
 
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     from .docsite import DocsSettings
 
 
@@ -49,13 +52,33 @@ class BuildResult:
     inputs: list[Path] = field(default_factory=list)
 
 
-def load_and_validate(config: Config) -> Bundle:
-    """The validated bundle (raises SpecError or SpecInvalid)."""
+def load_and_validate(
+    config: Config, *, strict: bool = False, echo: Callable[[str], None] | None = None
+) -> Bundle:
+    """The validated bundle (raises SpecError or SpecInvalid).
+
+    Warnings go to `echo` (when given) and do not stop anything, unless `strict`.
+    """
     spec_bundle = bundle(config.spec)
-    raw = validate_bundle(spec_bundle)
-    if raw:
-        raise SpecInvalid(locate_findings(spec_bundle, raw, config.root))
+    raw = validate_bundle(spec_bundle, ruleset(config.lint))
+    _settle(config, spec_bundle, raw, strict, echo)
     return spec_bundle
+
+
+def _settle(
+    config: Config,
+    spec_bundle: Bundle,
+    raw: list[RawFinding],
+    strict: bool,
+    echo: Callable[[str], None] | None,
+) -> None:
+    """Raise SpecInvalid on any error (any warning too when strict); echo the warnings."""
+    findings = locate_findings(spec_bundle, raw, config.root, bundle_findings(spec_bundle))
+    if any(f.is_error for f in findings) or (strict and findings):
+        raise SpecInvalid(findings)
+    if echo is not None:
+        for finding in findings:
+            echo(str(finding))
 
 
 def _validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> list[RawFinding]:
@@ -75,34 +98,48 @@ def _validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> lis
     return findings
 
 
-def render_tree(config: Config, cache_dir: Path | None) -> BuildResult:
+def render_tree(
+    config: Config,
+    cache_dir: Path | None,
+    *,
+    strict: bool = False,
+    echo: Callable[[str], None] | None = None,
+) -> BuildResult:
     """Every output file, formatted, in memory.
 
     The two slow steps, openapi-spec-validator and datamodel-code-generator, run in forked
     processes (one per core) while this process renders the templates. Nothing is returned
     (so nothing is written) unless the spec is valid.
     """
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
     spec_bundle = bundle(config.spec)
+    rules = ruleset(config.lint)
     with ProcessPoolExecutor(max_workers=2, mp_context=get_context("fork")) as pool:
         verdict = pool.submit(_validation_verdict, spec_bundle.document, cache_dir)
+
+        def refused() -> bool:  # the validator refuses the document: its findings explain
+            return any(f.severity == "error" for f in apply_profile(verdict.result(), rules))
+
         try:
-            raw = [] if _house_rules_off(config) else rule_findings(spec_bundle.document)
-            files = None if raw else _render(config, spec_bundle, cache_dir, pool)
+            raw = rule_findings(spec_bundle.document, rules)
         except Exception:
-            raw = verdict.result()
-            if raw:
-                raise SpecInvalid(locate_findings(spec_bundle, raw, config.root)) from None
-            raise
-        openapi_raw = verdict.result()
-    if openapi_raw or raw or files is None:
-        raise SpecInvalid(locate_findings(spec_bundle, openapi_raw or raw, config.root))
+            if not refused():
+                raise
+            raw = []
+        stops = spec_bundle.problems or any(f.severity == "error" or strict for f in raw)
+        files = None
+        try:
+            files = None if stops else _render(config, spec_bundle, cache_dir, pool)
+        except Exception:
+            if not refused():
+                raise
+        raw = apply_profile(verdict.result(), rules) + raw
+    _settle(config, spec_bundle, raw, strict, echo)
+    if files is None:  # _settle raises first; kept for the type checker
+        raise SpecInvalid([])
     return BuildResult(files, spec_bundle.files)
-
-
-def _house_rules_off(config: Config) -> bool:
-    """Until the rule profiles land (issue 11a): fixtures without house rules say so."""
-    pyproject = config.root / "pyproject.toml"
-    return pyproject.is_file() and "house-rules = false" in pyproject.read_text(encoding="utf-8")
 
 
 def _render(
@@ -115,7 +152,8 @@ def _render(
     from .targets.models import generate_models, model_names, models_document
     from .targets.server import render_server
 
-    api = build_ir(spec_bundle.document)
+    with at(""):
+        api = build_ir(spec_bundle.document)
     source = config.relative(config.spec)
     header = f"# generated by spec-gen from {source}; do not edit"
     models = pool.submit(generate_models, models_document(api), header, cache_dir)
@@ -209,7 +247,9 @@ def format_python(files: dict[str, str]) -> dict[str, str]:
             ["check", *common, "--select", "I,F401", "--fix-only", "--exit-zero", "."],
             ["format", *common, "."],
         ):
-            done = subprocess.run([ruff, *command], cwd=root, capture_output=True, text=True)
+            done = subprocess.run(
+                [ruff, *command], cwd=root, capture_output=True, text=True, check=False
+            )
             if done.returncode != 0:
                 raise RuntimeError(
                     f"ruff {command[0]} failed on generated code:\n{done.stderr}{done.stdout}"
@@ -224,13 +264,17 @@ def format_python(files: dict[str, str]) -> dict[str, str]:
 
 
 def build(
-    config: Config, *, use_cache: bool = True, echo: Callable[[str], None] = print
+    config: Config,
+    *,
+    use_cache: bool = True,
+    strict: bool = False,
+    echo: Callable[[str], None] = print,
 ) -> list[Change]:
     if use_cache and unchanged_since_last_build(config):
         echo("nothing changed")
         return []
     cache_dir = config.root / CACHE_DIR if use_cache else None
-    result = render_tree(config, cache_dir)
+    result = render_tree(config, cache_dir, strict=strict, echo=echo)
     old = existing_files(config.output)
     found = changes(old, result.files)
     write_tree(config.output, result.files, found)
@@ -245,8 +289,8 @@ def build(
     return found
 
 
-def check(config: Config, echo: Callable[[str], None] = print) -> bool:
-    result = render_tree(config, None)
+def check(config: Config, echo: Callable[[str], None] = print, *, strict: bool = False) -> bool:
+    result = render_tree(config, None, strict=strict, echo=echo)
     old = existing_files(config.output)
     found = changes(old, result.files)
     out = config.relative(config.output)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,14 +25,43 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+TOOLS = {"datamodel-code-generator": "datamodel_code_generator", "ruff": "ruff", "jinja2": "jinja2"}
+
+
 def tool_versions() -> str:
+    """The versions of the tools whose output is committed, for the cache key.
+
+    Read from the installed `*.dist-info` folder names next to each package (importing
+    importlib.metadata costs more than a whole no-op rebuild should); the metadata API
+    answers when that folder is not found.
+    """
     parts = []
-    for dist in ("datamodel-code-generator", "ruff", "jinja2"):
-        try:
-            parts.append(f"{dist}=={version(dist)}")
-        except PackageNotFoundError:
-            parts.append(f"{dist}==?")
+    for dist, package in TOOLS.items():
+        parts.append(f"{dist}=={_dist_info_version(dist, package) or _metadata_version(dist)}")
     return ";".join(parts)
+
+
+def _dist_info_version(dist: str, package: str) -> str | None:
+    import importlib.util
+
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    site = Path(next(iter(spec.submodule_search_locations))).parent
+    prefix = dist.replace("-", "_").lower() + "-"
+    found = [p.name for p in site.glob("*.dist-info") if p.name.lower().startswith(prefix)]
+    if len(found) != 1:
+        return None
+    return found[0][len(prefix) : -len(".dist-info")]
+
+
+def _metadata_version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "?"
 
 
 def _generator_sources() -> list[Path]:
@@ -44,7 +72,10 @@ def inputs_key(config: Config, spec_files: list[Path]) -> str:
     digest = hashlib.sha256()
     digest.update(tool_versions().encode())
     digest.update(repr(sorted(vars(config).items())).encode())
-    templates = sorted(p for p in config.templates.rglob("*") if p.is_file())
+    from .config import PACKAGED_TEMPLATES
+
+    template_dirs = dict.fromkeys([config.templates, PACKAGED_TEMPLATES])
+    templates = sorted(p for d in template_dirs for p in d.rglob("*") if p.is_file())
     for path in [*spec_files, *templates, *_generator_sources()]:
         digest.update(str(path).encode())
         try:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+PACKAGED_TEMPLATES = Path(__file__).resolve().parent / "templates"
+
 DEFAULTS: dict[str, Any] = {
     "spec": "spec/openapi.yaml",
-    "templates": "templates",
+    # a directory whose files override the packaged templates one by one ("" = none)
+    "templates": "",
     "output": "generated",
     "server-package": "api_server",
     "client-package": "api_client",
@@ -35,6 +38,8 @@ class Config:
     distribution_prefix: str
     client_testing: dict[str, Any] | None
     docs_example_origin: str
+    # [tool.spec-gen.lint]: profiles, rule severities and rule options
+    lint: dict[str, Any] = field(default_factory=dict)
     handler_credentials: bool = True
 
     def with_overrides(self, **overrides: Any) -> Config:
@@ -73,12 +78,13 @@ def load_config(start: Path | None = None) -> Config:
     return Config(
         root=root,
         spec=root / settings["spec"],
-        templates=root / settings["templates"],
+        templates=root / settings["templates"] if settings["templates"] else PACKAGED_TEMPLATES,
         output=root / settings["output"],
         server_package=settings["server-package"],
         client_package=settings["client-package"],
         distribution_prefix=settings["distribution-prefix"],
         client_testing=settings["client-testing"],
         docs_example_origin=str(settings["docs-example-origin"]),
+        lint=dict(settings.get("lint") or {}),
         handler_credentials=bool(settings["handler-credentials"]),
     )

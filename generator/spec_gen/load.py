@@ -14,10 +14,34 @@ mounted under `components/schemas/Name` therefore keeps its name.
 from __future__ import annotations
 
 import copy
+import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
+
+from .pointer import (
+    escape_pointer_token,
+    join_pointer,
+    resolve_pointer,
+    split_pointer,
+    unescape_pointer_token,
+)
+from .upgrade import upgrade
+
+__all__ = [
+    "Bundle",
+    "SourceMap",
+    "SpecError",
+    "bundle",
+    "escape_pointer_token",
+    "join_pointer",
+    "read_yaml",
+    "resolve_pointer",
+    "split_pointer",
+    "unescape_pointer_token",
+]
 
 
 class SpecError(Exception):
@@ -29,36 +53,6 @@ class SpecError(Exception):
         self.line = line
         self.column = column
         self.message = message
-
-
-def escape_pointer_token(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def unescape_pointer_token(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
-def join_pointer(pointer: str, *tokens: str | int) -> str:
-    return pointer + "".join("/" + escape_pointer_token(str(t)) for t in tokens)
-
-
-def split_pointer(pointer: str) -> list[str]:
-    if not pointer:
-        return []
-    if not pointer.startswith("/"):
-        raise ValueError(f"invalid JSON pointer {pointer!r}")
-    return [unescape_pointer_token(t) for t in pointer[1:].split("/")]
-
-
-def resolve_pointer(document: Any, pointer: str) -> Any:
-    node = document
-    for token in split_pointer(pointer):
-        if isinstance(node, list):
-            node = node[int(token)]
-        else:
-            node = node[token]
-    return node
 
 
 def _yaml_error(path: Path, exc: Exception) -> SpecError:
@@ -79,25 +73,71 @@ def _has_clib() -> bool:
     return True
 
 
-_HAS_CLIB = _has_clib()
+def _json_types_constructor() -> Any:
+    """ruamel's safe constructor reading YAML 1.2 as JSON types: a date-looking scalar stays a
+    string (JSON has no dates), and every mapping key is a string (`200:` -> "200")."""
+    from ruamel.yaml.constructor import SafeConstructor
+
+    class JsonTypesConstructor(SafeConstructor):
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            mapping = super().construct_mapping(node, deep=deep)
+            if all(type(k) is str for k in mapping):
+                return mapping
+            return {_key(k): v for k, v in mapping.items()}
+
+    JsonTypesConstructor.add_constructor(
+        "tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str
+    )
+    JsonTypesConstructor.add_constructor(
+        "tag:yaml.org,2002:map", JsonTypesConstructor.construct_yaml_map
+    )
+    return JsonTypesConstructor
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return "null" if key is None else str(key)
+
+
+_CONSTRUCTOR: Any = None
+
+
+def _loader(pure: bool) -> Any:
+    global _CONSTRUCTOR
+    from ruamel.yaml import YAML
+
+    if _CONSTRUCTOR is None:
+        _CONSTRUCTOR = _json_types_constructor()
+    yaml = YAML(typ="safe", pure=pure)
+    yaml.Constructor = _CONSTRUCTOR
+    return yaml
 
 
 def read_yaml(path: Path) -> Any:
-    """Parse one YAML (or JSON) file into plain Python values."""
-    from ruamel.yaml import YAML
+    """Parse one YAML (or JSON) file into plain JSON values (YAML 1.2, strings for dates)."""
     from ruamel.yaml.error import YAMLError
 
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(path, 0, 0, f"cannot read file: {exc.strerror}") from None
-    if _HAS_CLIB:
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise SpecError(path, 0, 0, f"cannot read file: {reason}") from None
+    if text.lstrip()[:1] in (
+        "{",
+        "[",
+    ):  # JSON (a subset of YAML 1.2): the json module is 10x faster
         try:
-            return YAML(typ="safe", pure=False).load(text)
+            return json.loads(text)
+        except ValueError:
+            pass  # YAML flow style after all
+    if _has_clib():
+        try:
+            return _loader(pure=False).load(text)
         except YAMLError:
             pass  # libyaml's scanner is stricter than YAML 1.2 in corners; the pure parser decides
     try:
-        return YAML(typ="safe", pure=True).load(text)
+        return _loader(pure=True).load(text)
     except YAMLError as exc:
         raise _yaml_error(path, exc) from None
 
@@ -113,6 +153,65 @@ class Bundle:
     origins: dict[str, tuple[Path, str]] = field(default_factory=dict)
     # bundled pointer -> (file, pointer) of a `$ref` that was inlined there
     ref_sites: dict[str, tuple[Path, str]] = field(default_factory=dict)
+    # the version the document was written in ("3.0.3" for an upgraded one)
+    source_version: str = ""
+    # pointers the 3.0 -> 3.1 upgrade moved: new prefix -> old prefix
+    moved: dict[str, str] = field(default_factory=dict)
+    # references that could not be followed: (file, pointer in that file, message)
+    problems: list[tuple[Path, str, str]] = field(default_factory=list)
+
+
+# keys whose children are names chosen by the author (so an `x-` child is a name, not an extension)
+NAME_MAPS = frozenset(
+    {
+        "properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
+        "schemas", "parameters", "headers", "examples", "links", "callbacks",
+        "securitySchemes", "requestBodies", "responses", "pathItems", "webhooks",
+        "encoding", "content", "variables", "mapping", "scopes", "paths",
+    }
+)  # fmt: skip
+# values that are data, not spec objects: never looked into for `$ref`
+DATA_KEYS = frozenset({"example", "default", "enum", "const"})
+SCHEMA_ONE = frozenset(
+    {
+        "items", "additionalProperties", "not", "if", "then", "else", "contains",
+        "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems",
+    }
+)  # fmt: skip
+SCHEMA_MANY = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
+     "allOf", "anyOf", "oneOf", "prefixItems"}
+)  # fmt: skip
+SCHEMA_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def is_schema_pointer(pointer: str) -> bool:
+    """Whether `pointer` (into a bundled document) is a Schema Object's place."""
+    tokens = split_pointer(pointer)
+    starts = [i + 1 for i, t in enumerate(tokens) if t == "schema"]
+    if tokens[:2] == ["components", "schemas"] and len(tokens) >= 3:
+        starts.insert(0, 3)
+    for start in starts:
+        rest, ok = tokens[start:], True
+        while rest and ok:
+            if rest[0] in SCHEMA_ONE:
+                rest = rest[1:]
+            elif rest[0] in SCHEMA_MANY and len(rest) >= 2:
+                rest = rest[2:]
+            else:
+                ok = False
+        if ok:
+            return True
+    return False
+
+
+def _reference_allowed(pointer: str) -> bool:
+    """Whether a `$ref` may stand at `pointer` (a Reference Object's place): not when it
+    replaces a whole map such as `properties` or `content`, as multi-file specs often do."""
+    tokens = split_pointer(pointer)
+    if len(tokens) >= 2 and tokens[-2] in NAME_MAPS:
+        return True
+    return not tokens or tokens[-1] not in NAME_MAPS
 
 
 class _Bundler:
@@ -121,6 +220,8 @@ class _Bundler:
         self.files: dict[Path, Any] = {}
         self.mounts: dict[tuple[Path, str], str] = {}
         self.bundle = Bundle(root=self.root, document={}, files=[])
+        self.taken: set[str] = set()
+        self.hoisted: dict[str, Any] = {}
 
     def load(self, path: Path) -> Any:
         if path not in self.files:
@@ -132,28 +233,46 @@ class _Bundler:
         if not isinstance(document, dict):
             raise SpecError(self.root, 1, 1, "the root document must be a mapping")
         self.bundle.origins[""] = (self.root, "")
+        components = document.get("components")
+        schemas = components.get("schemas") if isinstance(components, dict) else None
+        self.taken = set(schemas) if isinstance(schemas, dict) else set()
         keys = sorted(document, key=lambda k: (k != "components", list(document).index(k)))
         out: dict[str, Any] = {}
         for key in keys:
+            if str(key).startswith("x-"):  # extensions are left as written, `$ref`s included
+                out[key] = document[key]
+                continue
             out[key] = self.walk(
-                document[key], self.root, join_pointer("", key), join_pointer("", key)
+                document[key], self.root, join_pointer("", key), join_pointer("", key), key
             )
         self.bundle.document = {k: out[k] for k in document}
+        if self.hoisted:
+            bundled_components = self.bundle.document.setdefault("components", {})
+            if isinstance(bundled_components, dict):
+                bundled_schemas = bundled_components.setdefault("schemas", {})
+                if isinstance(bundled_schemas, dict):
+                    bundled_schemas.update(self.hoisted)
         self.bundle.files = sorted(self.files)
         return self.bundle
 
-    def walk(self, node: Any, base: Path, here: str, source: str) -> Any:
+    def walk(self, node: Any, base: Path, here: str, source: str, parent: str) -> Any:
         if isinstance(node, dict):
             ref = node.get("$ref")
             if isinstance(ref, str):
                 return self.reference(node, ref, base, here, source)
+            names = parent in NAME_MAPS
             return {
-                k: self.walk(v, base, join_pointer(here, k), join_pointer(source, k))
+                k: (
+                    v
+                    if (not names and (str(k).startswith("x-") or k in DATA_KEYS))
+                    or (k == "examples" and isinstance(v, list))
+                    else self.walk(v, base, join_pointer(here, k), join_pointer(source, k), k)
+                )
                 for k, v in node.items()
             }
         if isinstance(node, list):
             return [
-                self.walk(v, base, join_pointer(here, i), join_pointer(source, i))
+                self.walk(v, base, join_pointer(here, i), join_pointer(source, i), "")
                 for i, v in enumerate(node)
             ]
         return node
@@ -161,42 +280,93 @@ class _Bundler:
     def reference(self, node: dict[str, Any], ref: str, base: Path, here: str, source: str) -> Any:
         file_part, _, fragment = ref.partition("#")
         pointer = unquote(fragment)
-        target_file = (base.parent / file_part).resolve() if file_part else base
+        target_file = (base.parent / unquote(file_part)).resolve() if file_part else base
         siblings = {k: v for k, v in node.items() if k != "$ref"}
         if target_file == self.root:
             return {"$ref": "#" + pointer, **siblings}
-        mounted = self.mounts.get((target_file, pointer))
+        replaces_a_map = not _reference_allowed(here)
+        mounted = None if replaces_a_map else self.mounts.get((target_file, pointer))
         if mounted is not None:
             return {"$ref": "#" + mounted, **siblings}
+        if "://" in file_part:
+            self.bundle.problems.append(
+                (base, source, f"$ref {ref!r}: remote references are not fetched")
+            )
+            return {}
         if not target_file.is_file():
-            raise SpecError(base, source_line(base, source), 0, f"$ref {ref!r}: no such file")
+            self.bundle.problems.append((base, source, f"$ref {ref!r}: no such file"))
+            return {}
         try:
             target = resolve_pointer(self.load(target_file), pointer)
         except (KeyError, IndexError, ValueError, TypeError):
-            raise SpecError(
-                base, source_line(base, source), 0, f"$ref {ref!r}: nothing at {pointer!r}"
-            ) from None
-        self.mounts[(target_file, pointer)] = here
-        self.bundle.origins[here] = (target_file, pointer)
-        self.bundle.ref_sites[here] = (base, source)
-        inlined = self.walk(copy.deepcopy(target), target_file, here, pointer)
+            self.bundle.problems.append((base, source, f"$ref {ref!r}: nothing at {pointer!r}"))
+            return {}
+        hoist = (
+            isinstance(target, dict)
+            and is_schema_pointer(here)
+            and not (here.count("/") == 3 and here.startswith("/components/schemas/"))
+        )
+        mount = (
+            join_pointer("/components/schemas", self.name_for(target_file, pointer))
+            if hoist
+            else here
+        )
+        if not replaces_a_map:  # a map (`properties: {$ref: ...}`) is copied at each use
+            self.mounts[(target_file, pointer)] = mount
+        if hoist:
+            self.hoisted[split_pointer(mount)[-1]] = None  # its place: the order first met
+        self.bundle.origins[mount] = (target_file, pointer)
+        self.bundle.ref_sites[mount] = (base, source)
+        inlined = self.walk(copy.deepcopy(target), target_file, mount, pointer, "")
+        if hoist:
+            self.hoisted[split_pointer(mount)[-1]] = inlined
+            return {"$ref": "#" + mount, **siblings}
         if siblings and isinstance(inlined, dict):
             inlined.update(siblings)
         return inlined
 
+    def name_for(self, file: Path, pointer: str) -> str:
+        """A stable, unique components/schemas name for an external schema: the last token
+        of its pointer, or its file's name in PascalCase (droplet.yml: Droplet); on a clash,
+        qualified by the file (Region_regions) or the folder (other/error.yaml: OtherError)."""
+        tokens = split_pointer(pointer)
+        stem = file.name.split(".")[0]
+        if tokens:
+            candidates = [tokens[-1], f"{tokens[-1]}_{stem}"]
+        else:
+            candidates = [_pascal(stem), _pascal(file.parent.name) + _pascal(stem)]
+        candidates = [SCHEMA_NAME.sub("_", c).strip("_") or "Schema" for c in candidates]
+        name, counter = candidates[0], 2
+        for candidate in candidates:
+            name = candidate
+            if name not in self.taken:
+                break
+        while name in self.taken:
+            name = f"{candidates[0]}_{counter}"
+            counter += 1
+        self.taken.add(name)
+        return name
+
+
+def _pascal(text: str) -> str:
+    return "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", text))
+
 
 def bundle(root: Path) -> Bundle:
-    """Load `root` and every file it references; return the single resolved document."""
-    return _Bundler(root).run()
+    """Load `root` and every file it references; one resolved document, upgraded to 3.1."""
+    result = _Bundler(root).run()
+    result.source_version = str(result.document.get("openapi", ""))
+    result.moved = upgrade(result.document)
+    return result
 
 
 def source_line(path: Path, pointer: str) -> int:
     """The 1-based line of `pointer` inside one file (the deepest part that exists)."""
-    return SourceMap.line_in(SourceMap.read_tree(path), split_pointer(pointer))
+    return SourceMap.position_in(SourceMap.read_tree(path), split_pointer(pointer))[0]
 
 
 class SourceMap:
-    """Maps a pointer into the bundled document to a file and line, re-reading files lazily."""
+    """Maps a pointer into the bundled document to file, line and column, reading lazily."""
 
     def __init__(self, bundle: Bundle) -> None:
         self.bundle = bundle
@@ -210,10 +380,25 @@ class SourceMap:
 
     def _tree(self, path: Path) -> Any:
         if path not in self._trees:
-            self._trees[path] = self.read_tree(path)
+            try:
+                self._trees[path] = self.read_tree(path)
+            except Exception:  # noqa: BLE001  (the safe loader read it; a position is a nicety)
+                self._trees[path] = None
         return self._trees[path]
 
-    def locate(self, pointer: str) -> tuple[Path, int]:
+    def original(self, pointer: str) -> str:
+        """The pointer before the 3.0 upgrade moved anything."""
+        for _ in range(64):
+            for new, old in self.bundle.moved.items():
+                if pointer == new or pointer.startswith(new + "/"):
+                    pointer = old + pointer[len(new) :]
+                    break
+            else:
+                return pointer
+        return pointer
+
+    def locate(self, pointer: str) -> tuple[Path, int, int]:
+        pointer = self.original(pointer)
         origins = self.bundle.origins
         prefix = pointer
         while prefix not in origins:
@@ -221,25 +406,33 @@ class SourceMap:
         file, file_pointer = origins[prefix]
         rest = split_pointer(pointer[len(prefix) :]) if pointer != prefix else []
         tokens = split_pointer(file_pointer) + rest
-        return file, self.line_in(self._tree(file), tokens)
+        line, column = self.position_in(self._tree(file), tokens)
+        return file, line, column
+
+    def locate_in_file(self, file: Path, pointer: str) -> tuple[int, int]:
+        return self.position_in(self._tree(file), split_pointer(pointer))
 
     @staticmethod
-    def line_in(tree: Any, tokens: list[str]) -> int:
-        node, line = tree, 1
+    def position_in(tree: Any, tokens: list[str]) -> tuple[int, int]:
+        """1-based line and column of the deepest existing node on the path (its key)."""
+        node, line, column = tree, 1, 1
         for token in tokens:
             lc = getattr(node, "lc", None)
             try:
                 if isinstance(node, list):
                     index = int(token)
                     if lc is not None:
-                        line = lc.item(index)[0] + 1
+                        line, column = (x + 1 for x in lc.item(index))
                     node = node[index]
                 elif isinstance(node, dict):
-                    if lc is not None and token in node:
-                        line = lc.key(token)[0] + 1
-                    node = node[token]
+                    key: Any = token
+                    if token not in node:
+                        key = next((k for k in node if str(k) == token), token)
+                    if lc is not None and key in node:
+                        line, column = (x + 1 for x in lc.key(key))
+                    node = node[key]
                 else:
                     break
             except (KeyError, IndexError, ValueError, TypeError):
                 break
-        return line
+        return line, column

@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .config import PACKAGED_TEMPLATES
 from .ir import MISSING, Body, Media, Operation, Param
 from .naming import module_name
 
@@ -191,18 +192,37 @@ def md(text: Any) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def _bytecode_cache() -> Any:
+    """Compiled templates kept per user, as Python keeps .pyc files (checked against each
+    template's source, so an edited template is recompiled): compiling is most of a small
+    build's rendering time. None (no cache) where the directory cannot be made."""
+    import os
+
+    from jinja2 import FileSystemBytecodeCache
+
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    directory = base / "spec-gen" / "jinja"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return FileSystemBytecodeCache(str(directory))
+
+
 @lru_cache(maxsize=8)
 def environment(templates: Path) -> Any:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
     env = Environment(
-        loader=FileSystemLoader(str(templates)),
+        # the project's own directory first, file by file, then the templates spec-gen ships
+        loader=FileSystemLoader(list(dict.fromkeys([str(templates), str(PACKAGED_TEMPLATES)]))),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
         # HTML templates escape every value (markupsafe.Markup passes through); the rest are code
         autoescape=lambda name: bool(name and name.endswith(".html.j2")),
+        bytecode_cache=_bytecode_cache(),
     )
     env.filters.update(
         pyrepr=pyrepr,

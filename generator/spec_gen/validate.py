@@ -1,374 +1,206 @@
-"""Validation: openapi-spec-validator for OpenAPI 3.1, then the project's own rules.
+"""Validation: the document's structure (openapi-spec-validator's OpenAPI 3.1 schema), each
+schema against JSON Schema's meta-schema, then the rules of the configured profile.
 
-Findings point into the bundled document (a JSON pointer); `locate_findings`
-turns them into file:line through the bundle's source map.
+Every finding names the node it is about (a JSON pointer, from the validator's own path,
+never from searching for an equal value); `locate_findings` turns pointers into
+file:line:column through the bundle's source map, sorted by file and position.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .load import Bundle, SourceMap, join_pointer, resolve_pointer
-from .naming import is_pascal_identifier, is_snake_identifier
+from .errors import at
+from .findings import ERROR, WARNING, Finding, RawFinding
+from .load import Bundle, SourceMap
+from .pointer import join_pointer
+from .profiles import Ruleset, ruleset
+from .rules_core import CORE_CHECKS
+from .rules_house import house_findings
+from .walk import schema_roots
 
-TIERS = ("read", "write", "billable")
-LIFECYCLES = ("active", "preview")
-PAGINATIONS = ("page", "offset", "none")
-METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-ROOT_KEYS = {
-    "openapi", "info", "jsonSchemaDialect", "servers", "paths", "webhooks",
-    "components", "security", "tags", "externalDocs",
-}  # fmt: skip
-DEFAULT_BOUNDS = {
-    "page_minimum": 1,
-    "page_default": 1,
-    "limit_minimum": 1,
-    "limit_maximum": 200,
-    "limit_default": 50,
-    "offset_minimum": 0,
-    "offset_default": 0,
-}
+__all__ = [
+    "Finding",
+    "RawFinding",
+    "locate_findings",
+    "openapi_findings",
+    "rule_findings",
+    "validate_bundle",
+]
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
-    file: str
-    line: int
-    rule: str
-    message: str
+def _message(error: Any) -> tuple[list[Any], str]:
+    """The most specific (path, message) of a jsonschema-style error."""
+    context = getattr(error, "context", None)
+    if context:
+        from jsonschema.exceptions import best_match
 
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: [{self.rule}] {self.message}"
-
-
-@dataclass(frozen=True)
-class RawFinding:
-    pointer: str
-    rule: str
-    message: str
+        best = best_match(context)
+        if best is not None:
+            return list(best.absolute_path), str(best.message).strip().splitlines()[0]
+    return list(error.absolute_path), str(error.message).strip().splitlines()[0]
 
 
-# -- openapi-spec-validator --------------------------------------------------------
-
-
-def _walk(node: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
-    yield pointer, node
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from _walk(value, join_pointer(pointer, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _walk(value, join_pointer(pointer, index))
-
-
-def _anchor(document: dict[str, Any], path: list[Any], instance: Any) -> str:
-    """The pointer of an error; schema errors carry a path relative to their schema."""
-    if path and path[0] in ROOT_KEYS:
-        return join_pointer("", *path)
-    for pointer, node in _walk(document):
-        try:
-            if resolve_pointer(node, join_pointer("", *path)) == instance:
-                return join_pointer(pointer, *path)
-        except (KeyError, IndexError, ValueError, TypeError):
-            continue
-    return ""
+STRAY = re.compile(
+    r"^(?:Unevaluated|Additional) properties are not allowed \((.*) (?:was|were) unexpected\)"
+)
 
 
 def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
-    from openapi_spec_validator import OpenAPIV31SpecValidator
+    """Structure (the OpenAPI 3.1 schema) and schema meta-validation, each at its own node.
 
-    if str(document.get("openapi", "")).split(".")[:2] != ["3", "1"]:
-        return [RawFinding("/openapi", "openapi", "spec-gen reads OpenAPI 3.1 documents only")]
+    A key the object does not define (a stray keyword) is a warning: it is ignored, as other
+    generators do; `--strict` makes it an error.
+    """
+    errors = [(join_pointer("", *path), message) for path, message in _structure_errors(document)]
     out = []
-    try:
-        for error in OpenAPIV31SpecValidator(document).iter_errors():
-            path = list(error.absolute_path)
-            message = str(error.message).strip().splitlines()[0]
-            out.append(RawFinding(_anchor(document, path, error.instance), "openapi", message))
-    except Exception as exc:  # the validator can fail on documents too broken to walk
-        if not out:
+    for pointer, message in errors:
+        stray = STRAY.match(message)
+        if stray is None:
+            out.append(RawFinding(pointer, "openapi", message))
+            continue
+        for key in re.findall(r"'((?:[^'\\]|\\.)*)'", stray.group(1)):
+            at = join_pointer(pointer, key)
+            if any(p == at or p.startswith(at + "/") for p, _ in errors):
+                continue  # not stray: the key is there but its value is wrong (reported)
             out.append(
                 RawFinding(
-                    "", "openapi", f"not a readable OpenAPI document ({type(exc).__name__}: {exc})"
+                    at, "stray-keyword", f"{key!r} is not a field here; it is ignored", WARNING
                 )
             )
+    if any(f.severity == ERROR for f in out):
+        return out
+    return out + schema_meta_findings(document)
+
+
+def _structure_errors(document: dict[str, Any]) -> list[tuple[list[Any], str]]:
+    """(path, message) of each error against openapi-spec-validator's OpenAPI 3.1 schema.
+
+    The schema file is read from the package's resources and checked with jsonschema-rs
+    directly: importing openapi_spec_validator costs more than validating a large document.
+    """
+    try:
+        import jsonschema_rs
+    except ImportError:  # the pure-Python path, through the library
+        from openapi_spec_validator.schemas import openapi_v31_schema_validator
+
+        return [_message(e) for e in openapi_v31_schema_validator.iter_errors(document)]
+    validator = _oas31_validator(jsonschema_rs)
+    return [
+        (list(e.instance_path), str(e.message).strip().splitlines()[0])
+        for e in validator.iter_errors(document)
+    ]
+
+
+_VALIDATOR: list[Any] = []
+
+
+def _oas31_validator(jsonschema_rs: Any) -> Any:
+    if not _VALIDATOR:
+        package = importlib.util.find_spec("openapi_spec_validator")
+        if package is None or package.origin is None:
+            raise RuntimeError("openapi-spec-validator is not installed")
+        schema_file = Path(package.origin).parent / "resources" / "schemas" / "v3.1" / "schema.json"
+        schema = json.loads(schema_file.read_text(encoding="utf-8"))
+        _VALIDATOR.append(jsonschema_rs.validator_cls_for(schema)(schema))
+    return _VALIDATOR[0]
+
+
+def schema_meta_findings(document: dict[str, Any]) -> list[RawFinding]:
+    """Each schema against JSON Schema 2020-12's meta-schema (jsonschema-rs says whether;
+    the Python jsonschema, loaded only then, says where)."""
+    rs_meta: Any = None
+    try:
+        from jsonschema_rs import meta as rs_meta
+    except ImportError:
+        pass
+    out = []
+    meta: Any = None
+    for pointer, schema in schema_roots(document):
+        if isinstance(schema, bool) or (
+            rs_meta is not None and isinstance(schema, dict) and rs_meta.is_valid(schema)
+        ):
+            continue
+        if meta is None:
+            from jsonschema import Draft202012Validator
+
+            meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+        for error in meta.iter_errors(schema):
+            path, message = _message(error)
+            out.append(RawFinding(join_pointer(pointer, *path), "schema", message))
     return out
 
 
-# -- project rules --------------------------------------------------------------------
+def rule_findings(document: dict[str, Any], rules: Ruleset | None = None) -> list[RawFinding]:
+    """The profile's rules, each finding at the severity the profile gives its rule."""
+    rules = rules or ruleset(None)
+    raw: list[RawFinding] = []
+    with at(""):
+        for check in CORE_CHECKS:
+            raw.extend(check(document))
+        if rules.house:
+            raw.extend(house_findings(document, rules.options))
+    return apply_profile(raw, rules)
 
 
-class _Rules:
-    def __init__(self, document: dict[str, Any]) -> None:
-        self.doc = document
-        self.out: list[RawFinding] = []
-        self.bounds = {**DEFAULT_BOUNDS, **(document.get("x-pagination-bounds") or {})}
-        scopes = document.get("x-scopes")
-        self.scopes = set(scopes) if isinstance(scopes, (dict, list)) else None
-
-    def add(self, pointer: str, rule: str, message: str) -> None:
-        self.out.append(RawFinding(pointer, rule, message))
-
-    def deref(self, node: Any) -> Any:
-        for _ in range(32):
-            if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
-                break
-            ref = node["$ref"]
-            if not ref.startswith("#"):
-                return {}
-            try:
-                node = resolve_pointer(self.doc, ref[1:])
-            except (KeyError, IndexError, ValueError, TypeError):
-                return {}
-        return node
-
-    def run(self) -> list[RawFinding]:
-        self.schema_names()
-        ids: dict[str, str] = {}
-        client_names: dict[tuple[str, str], str] = {}
-        declared_tags = {t.get("name") for t in self.doc.get("tags") or []}
-        for path, item in (self.doc.get("paths") or {}).items():
-            item = self.deref(item)
-            for method in METHODS:
-                if method in item:
-                    here = join_pointer("", "paths", path, method)
-                    self.operation(here, path, item, item[method], ids, declared_tags, client_names)
-        return self.out
-
-    def schema_names(self) -> None:
-        for name in (self.doc.get("components") or {}).get("schemas") or {}:
-            if not is_pascal_identifier(name):
-                self.add(
-                    join_pointer("/components/schemas", name),
-                    "schema-name",
-                    f"schema name {name!r} must be a PascalCase identifier that shadows no builtin",
-                )
-
-    def operation(
-        self,
-        here: str,
-        path: str,
-        item: dict[str, Any],
-        op: dict[str, Any],
-        ids: dict[str, str],
-        declared_tags: set[Any],
-        client_names: dict[tuple[str, str], str],
-    ) -> None:
-        op_id = op.get("operationId")
-        if not isinstance(op_id, str):
-            self.add(here, "operation-id", "operation has no operationId")
-        elif not is_snake_identifier(op_id):
-            self.add(
-                join_pointer(here, "operationId"),
-                "operation-id",
-                f"operationId {op_id!r} is not snake_case",
-            )
-        elif op_id in ids:
-            self.add(
-                join_pointer(here, "operationId"),
-                "operation-id",
-                f"operationId {op_id!r} is also used at {ids[op_id]}",
-            )
-        else:
-            ids[op_id] = here
-        tags = op.get("tags") or []
-        if len(tags) != 1:
-            self.add(here, "one-tag", f"an operation carries exactly one tag, found {len(tags)}")
-        elif declared_tags and tags[0] not in declared_tags:
-            self.add(
-                join_pointer(here, "tags", 0),
-                "one-tag",
-                f"tag {tags[0]!r} is not declared in the root tags",
-            )
-        self.enum_extension(here, op, "x-tier", TIERS, required=True)
-        self.enum_extension(here, op, "x-lifecycle", LIFECYCLES, required=True)
-        self.enum_extension(here, op, "x-pagination", PAGINATIONS, required=True)
-        scope = op.get("x-scope")
-        if scope is not None:
-            if self.scopes is not None and scope not in self.scopes:
-                self.add(
-                    join_pointer(here, "x-scope"),
-                    "x-scope",
-                    f"x-scope {scope!r} is not declared in the root x-scopes",
-                )
-            elif not re.fullmatch(r"[a-z][a-z_]*:[a-z][a-z_]*", str(scope)):
-                self.add(
-                    join_pointer(here, "x-scope"),
-                    "x-scope",
-                    f"x-scope {scope!r} is not of the form area:action",
-                )
-        if op.get("x-lifecycle") == "preview" and not op.get("x-feature-flag"):
-            self.add(here, "preview-flag", "a preview operation names its gate in x-feature-flag")
-        if op.get("x-feature-flag") and op.get("x-lifecycle") != "preview":
-            self.add(
-                join_pointer(here, "x-feature-flag"),
-                "preview-flag",
-                "x-feature-flag is only for preview operations",
-            )
-        for key, value in op.items():
-            if key == "x-provisional" and not isinstance(value, bool):
-                self.add(join_pointer(here, key), "x-provisional", "x-provisional is true or false")
-        namespace = str(op.get("x-client-namespace") or (tags[0] if tags else ""))
-        method = str(op.get("x-client-method") or op_id)
-        if (namespace, method) in client_names:
-            self.add(
-                here,
-                "client-name",
-                f"client method {namespace}.{method} is also used at {client_names[(namespace, method)]}",
-            )
-        client_names[(namespace, method)] = here
-        params = self.params(here, item, op)
-        self.path_params(here, path, params)
-        self.pagination(here, op, params)
-        self.error_responses(here, op)
-
-    def enum_extension(
-        self, here: str, op: dict[str, Any], key: str, allowed: tuple[str, ...], required: bool
-    ) -> None:
-        if key not in op:
-            if required:
-                self.add(here, key, f"{key} is missing (one of {', '.join(allowed)})")
-        elif op[key] not in allowed:
-            self.add(
-                join_pointer(here, key),
-                key,
-                f"{key} is {op[key]!r}, not one of {', '.join(allowed)}",
-            )
-
-    def params(
-        self, here: str, item: dict[str, Any], op: dict[str, Any]
-    ) -> dict[tuple[str, str], dict[str, Any]]:
-        found: dict[tuple[str, str], dict[str, Any]] = {}
-        for param in list(item.get("parameters") or []) + list(op.get("parameters") or []):
-            param = self.deref(param)
-            if isinstance(param, dict) and "name" in param:
-                found[(str(param["name"]), str(param.get("in")))] = param
-        return found
-
-    def path_params(
-        self, here: str, path: str, params: dict[tuple[str, str], dict[str, Any]]
-    ) -> None:
-        in_template = set(re.findall(r"{([^}]+)}", path))
-        declared = {name for name, where in params if where == "path"}
-        for name in sorted(in_template - declared):
-            self.add(
-                here, "path-params", f"path parameter {name!r} is in the path but not declared"
-            )
-        for name in sorted(declared - in_template):
-            self.add(
-                here, "path-params", f"path parameter {name!r} is declared but not in the path"
-            )
-
-    def pagination(
-        self, here: str, op: dict[str, Any], params: dict[tuple[str, str], dict[str, Any]]
-    ) -> None:
-        kind = op.get("x-pagination")
-        b = self.bounds
-        if kind == "page":
-            self.bounded(here, params, "page", b["page_minimum"], None, b["page_default"])
-            self.bounded(
-                here, params, "limit", b["limit_minimum"], b["limit_maximum"], b["limit_default"]
-            )
-            if not self.success_has_pagination(op):
-                self.add(
-                    here,
-                    "pagination",
-                    "a page-paginated operation's response carries a `pagination` object",
-                )
-        elif kind == "offset":
-            self.bounded(here, params, "offset", b["offset_minimum"], None, b["offset_default"])
-            self.bounded(here, params, "limit", b["limit_minimum"], None, None)
-
-    def bounded(
-        self,
-        here: str,
-        params: dict[tuple[str, str], dict[str, Any]],
-        name: str,
-        minimum: int | None,
-        maximum: int | None,
-        default: int | None,
-    ) -> None:
-        param = params.get((name, "query"))
-        if param is None:
-            self.add(here, "pagination", f"paginated operation lacks the query parameter {name!r}")
-            return
-        schema = self.deref(param.get("schema") or {})
-        expected = {"minimum": minimum, "default": default, "maximum": maximum}
-        if schema.get("type") != "integer":
-            self.add(here, "pagination", f"query parameter {name!r} must be an integer")
-        for key, value in expected.items():
-            if value is None:
-                continue
-            if key == "maximum" and "maximum" in schema and schema["maximum"] <= value:
-                continue
-            if schema.get(key) != value:
-                self.add(
-                    here,
-                    "pagination",
-                    f"query parameter {name!r} must have {key} {value} (has {schema.get(key)!r})",
-                )
-
-    def success_has_pagination(self, op: dict[str, Any]) -> bool:
-        for status, response in (op.get("responses") or {}).items():
-            if str(status).startswith("2"):
-                media = (self.deref(response).get("content") or {}).get("application/json") or {}
-                schema = self.deref(media.get("schema") or {})
-                if "pagination" in (schema.get("properties") or {}):
-                    return True
-        return False
-
-    def error_responses(self, here: str, op: dict[str, Any]) -> None:
-        for status, response in (op.get("responses") or {}).items():
-            if str(status)[:1] not in ("4", "5"):
-                continue
-            at = join_pointer(here, "responses", str(status))
-            for media in (self.deref(response).get("content") or {}).values():
-                schema = media.get("schema") or {}
-                ref = schema.get("$ref", "")
-                if not str(ref).startswith("#/components/schemas/"):
-                    self.add(
-                        at,
-                        "error-schema",
-                        f"the {status} response must use a shared error schema ($ref to components/schemas)",
-                    )
-                    continue
-                detail = (self.deref(schema).get("properties") or {}).get("detail") or {}
-                is_array = self.deref(detail).get("type") == "array"
-                if (str(status) == "422") != is_array:
-                    want = (
-                        "a `detail` array (loc, msg, type)"
-                        if str(status) == "422"
-                        else "a `detail` message string"
-                    )
-                    self.add(
-                        at, "error-schema", f"the {status} response's schema must carry {want}"
-                    )
-
-
-def rule_findings(document: dict[str, Any]) -> list[RawFinding]:
-    return _Rules(document).run()
-
-
-def locate_findings(bundle: Bundle, raw: list[RawFinding], relative_to: Path) -> list[Finding]:
-    source_map = SourceMap(bundle)
-    located = set()
+def apply_profile(raw: list[RawFinding], rules: Ruleset) -> list[RawFinding]:
+    """Each finding at its rule's severity in the profile; `off` rules dropped."""
+    out = []
     for finding in raw:
-        file, line = source_map.locate(finding.pointer)
-        try:
-            name = str(file.relative_to(relative_to))
-        except ValueError:
-            name = str(file)
+        severity = rules.severity(finding.rule)
+        if severity != "off":
+            level = WARNING if severity == "warn" else ERROR
+            out.append(RawFinding(finding.pointer, finding.rule, finding.message, level))
+    return out
+
+
+def bundle_findings(bundle: Bundle) -> list[Finding]:
+    """References the bundler could not follow, at the `$ref` in the file that has it."""
+    source_map = SourceMap(bundle)
+    out = []
+    for file, pointer, message in bundle.problems:
+        line, column = source_map.locate_in_file(file, join_pointer(pointer, "$ref"))
+        out.append(Finding(str(file), line, column, "ref", message))
+    return out
+
+
+def locate_findings(
+    bundle: Bundle, raw: list[RawFinding], relative_to: Path, extra: list[Finding] | None = None
+) -> list[Finding]:
+    source_map = SourceMap(bundle)
+    located: set[Finding] = set()
+    for finding in raw:
+        file, line, column = source_map.locate(finding.pointer)
         where = f" (at {finding.pointer})" if finding.pointer else ""
-        located.add(Finding(name, line, finding.rule, finding.message + where))
-    return sorted(located)
+        located.add(
+            Finding(
+                str(file), line, column, finding.rule, finding.message + where, finding.severity
+            )
+        )
+    located.update(extra or [])
+    out = []
+    for found in located:
+        try:
+            name = str(Path(found.file).relative_to(relative_to))
+        except ValueError:
+            name = found.file
+        out.append(
+            Finding(name, found.line, found.column, found.rule, found.message, found.severity)
+        )
+    return sorted(set(out))
 
 
-def validate_bundle(bundle: Bundle) -> list[RawFinding]:
-    raw = openapi_findings(bundle.document)
-    if not raw:
-        raw = rule_findings(bundle.document)
+def validate_bundle(bundle: Bundle, rules: Ruleset | None = None) -> list[RawFinding]:
+    """Every raw finding: the validators' and the profile's, merged (errors and warnings)."""
+    rules = rules or ruleset(None)
+    raw = apply_profile(openapi_findings(bundle.document), rules)
+    try:
+        raw += rule_findings(bundle.document, rules)
+    except Exception:
+        if not raw:  # a document the validator accepts must never crash a rule
+            raise
     return raw

@@ -170,7 +170,19 @@ def namespaces(
     return ordered, roots
 
 
+_STATUS_ERRORS: list[tuple[Api, list[tuple[int, str]]]] = []  # the last Api's answer
+
+
 def status_errors(api: Api) -> list[tuple[int, str]]:
+    """The client's error classes by status (asked once per response by the docs: cached)."""
+    if _STATUS_ERRORS and _STATUS_ERRORS[0][0] is api:
+        return _STATUS_ERRORS[0][1]
+    found = _status_errors(api)
+    _STATUS_ERRORS[:] = [(api, found)]
+    return found
+
+
+def _status_errors(api: Api) -> list[tuple[int, str]]:
     codes = sorted(
         {
             int(r.status)

@@ -88,6 +88,8 @@ def _run_datamodel_codegen(document: dict[str, Any], header: str) -> str:
         generate,
     )
 
+    if not document["components"]["schemas"]:  # datamodel-codegen refuses an empty input
+        return f"{header}\n\nfrom __future__ import annotations\n"
     source = generate(
         document,
         input_file_type=InputFileType.OpenAPI,

@@ -1,0 +1,300 @@
+"""The default profile: what must hold for spec-gen to generate correct code.
+
+Each function returns raw findings (a JSON pointer, a rule id, a message); the profile
+decides each rule's severity. The document is the bundled, 3.1 form.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import unquote
+
+from .findings import RawFinding
+from .pointer import join_pointer, resolve_pointer
+from .walk import operations, schema_roots
+
+# names the generated modules import or define beside the models
+RESERVED_NAMES = frozenset(
+    {
+        "Any", "BaseModel", "Body", "ConfigDict", "Cookie", "Depends", "Enum", "Field",
+        "File", "Form", "Header", "Path", "Query", "Request", "Response", "RootModel",
+        "UUID", "date", "datetime", "time", "timedelta", "Decimal", "AnyUrl", "EmailStr",
+    }
+)  # fmt: skip
+JSON_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+    "null": lambda v: v is None,
+}
+SCHEMA_KEYWORDS = frozenset(
+    {
+        # JSON Schema 2020-12 (core, applicator, validation, meta-data, format, content)
+        "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$defs",
+        "$comment", "$vocabulary", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
+        "dependentSchemas", "prefixItems", "items", "contains", "properties",
+        "patternProperties", "additionalProperties", "propertyNames",
+        "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const", "multipleOf",
+        "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
+        "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains",
+        "minContains", "maxProperties", "minProperties", "required", "dependentRequired",
+        "title", "description", "default", "deprecated", "readOnly", "writeOnly",
+        "examples", "format", "contentEncoding", "contentMediaType", "contentSchema",
+        "definitions", "dependencies", "additionalItems",
+        # the OpenAPI 3.1 dialect
+        "discriminator", "xml", "externalDocs", "example",
+    }
+)  # fmt: skip
+JSON_MEDIA = re.compile(r"^application/([\w.+-]*\+)?json($|;)|^\*/\*$", re.IGNORECASE)
+
+
+def _walk_refs(node: Any, here: str, names: bool = False) -> Iterator[tuple[str, str]]:
+    """(pointer of the `$ref` value, the ref) for every reference, `x-` extensions and
+    example/default values excepted (their `$ref`s are data, left as written)."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            yield join_pointer(here, "$ref"), ref
+        for key, value in node.items():
+            key = str(key)
+            if not names and (
+                key.startswith("x-") or key in ("example", "default", "enum", "const")
+            ):
+                continue
+            if key == "examples" and isinstance(value, list):
+                continue
+            yield from _walk_refs(value, join_pointer(here, key), key in NAME_KEYS and not names)
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _walk_refs(value, join_pointer(here, index))
+
+
+NAME_KEYS = frozenset(
+    {
+        "properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
+        "schemas", "parameters", "headers", "examples", "links", "callbacks",
+        "securitySchemes", "requestBodies", "responses", "pathItems", "webhooks",
+        "encoding", "content", "variables", "mapping", "scopes", "paths",
+    }
+)  # fmt: skip
+
+
+def dangling_refs(document: dict[str, Any]) -> list[RawFinding]:
+    out = []
+    resolves: dict[str, bool] = {}
+    for pointer, ref in _walk_refs(document, ""):
+        if not ref.startswith("#"):
+            out.append(
+                RawFinding(pointer, "ref", f"$ref {ref!r} was not bundled (not a local file?)")
+            )
+            continue
+        if ref not in resolves:
+            try:
+                resolve_pointer(document, unquote(ref[1:]))
+                resolves[ref] = True
+            except (KeyError, IndexError, ValueError, TypeError):
+                resolves[ref] = False
+        if not resolves[ref]:
+            out.append(RawFinding(pointer, "ref", f"$ref {ref!r} points at nothing"))
+    return out
+
+
+def deref(document: dict[str, Any], node: Any) -> Any:
+    for _ in range(32):
+        if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
+            return node
+        ref = node["$ref"]
+        try:
+            node = resolve_pointer(document, ref[1:]) if ref.startswith("#") else {}
+        except (KeyError, IndexError, ValueError, TypeError):
+            return {}
+    return node
+
+
+def operation_ids(document: dict[str, Any]) -> list[RawFinding]:
+    seen: dict[str, str] = {}
+    out = []
+    for here, _method, _item, op in operations(document):
+        op_id = op.get("operationId")
+        if not isinstance(op_id, str):
+            continue
+        if op_id in seen:
+            out.append(
+                RawFinding(
+                    join_pointer(here, "operationId"),
+                    "operation-id-unique",
+                    f"operationId {op_id!r} is also used at {seen[op_id]}",
+                )
+            )
+        else:
+            seen[op_id] = here
+    return out
+
+
+def path_params(document: dict[str, Any]) -> list[RawFinding]:
+    out = []
+    for here, _method, item, op in operations(document):
+        if not here.startswith("/paths/"):
+            continue  # webhooks and callback expressions are not templates of path parameters
+        path = here.split("/")[2].replace("~1", "/").replace("~0", "~")
+        declared = set()
+        for param in list(item.get("parameters") or []) + list(op.get("parameters") or []):
+            param = deref(document, param)
+            if isinstance(param, dict) and param.get("in") == "path":
+                declared.add(str(param.get("name")))
+        in_template = set(re.findall(r"{([^}]+)}", path))
+        for name in sorted(in_template - declared):
+            out.append(
+                RawFinding(
+                    here, "path-params", f"path parameter {name!r} is in the path but not declared"
+                )
+            )
+        for name in sorted(declared - in_template):
+            out.append(
+                RawFinding(
+                    here, "path-params", f"path parameter {name!r} is declared but not in the path"
+                )
+            )
+    return out
+
+
+def no_operations(document: dict[str, Any]) -> list[RawFinding]:
+    if any(True for _ in operations(document)):
+        return []
+    where = "/paths" if "paths" in document else ""
+    return [
+        RawFinding(
+            where, "no-operations", "the document has no operations: no routes are generated"
+        )
+    ]
+
+
+def python_names(document: dict[str, Any]) -> list[RawFinding]:
+    out = []
+    schemas = (document.get("components") or {}).get("schemas") or {}
+    for name in schemas if isinstance(schemas, dict) else ():
+        name = str(name)
+        reason = None
+        if not name.isidentifier():
+            reason = "is not a Python identifier"
+        elif keyword.iskeyword(name) or keyword.issoftkeyword(name):
+            reason = "is a Python keyword"
+        elif name in RESERVED_NAMES or hasattr(builtins, name):
+            reason = "is a name the generated modules already use"
+        if reason:
+            out.append(
+                RawFinding(
+                    join_pointer("/components/schemas", name),
+                    "python-name",
+                    f"schema name {name!r} {reason}: its class gets another name",
+                )
+            )
+    return out
+
+
+def _sub_schemas(schema: Any, here: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    if not isinstance(schema, dict):
+        return
+    yield here, schema
+    for key in ("properties", "patternProperties", "$defs", "dependentSchemas"):
+        value = schema.get(key)
+        if isinstance(value, dict):
+            for name, sub in value.items():
+                yield from _sub_schemas(sub, join_pointer(here, key, name))
+    for key in ("allOf", "anyOf", "oneOf", "prefixItems"):
+        value = schema.get(key)
+        if isinstance(value, list):
+            for index, sub in enumerate(value):
+                yield from _sub_schemas(sub, join_pointer(here, key, index))
+    for key in ("items", "additionalProperties", "not", "if", "then", "else", "contains",
+                "propertyNames", "unevaluatedItems", "unevaluatedProperties"):  # fmt: skip
+        if isinstance(schema.get(key), dict):
+            yield from _sub_schemas(schema[key], join_pointer(here, key))
+
+
+def schemas_checks(document: dict[str, Any]) -> list[RawFinding]:
+    """`default` values that do not fit their schema, and keywords JSON Schema does not know."""
+    out = []
+    for root, schema in schema_roots(document):
+        for here, node in _sub_schemas(schema, root):
+            if "default" in node:
+                problem = _default_problem(node, node["default"])
+                if problem:
+                    out.append(RawFinding(join_pointer(here, "default"), "default", problem))
+            for key in node:
+                key = str(key)
+                if key not in SCHEMA_KEYWORDS and not key.startswith("x-"):
+                    hint = (
+                        " (3.0's `nullable`: use type [..., 'null'])" if key == "nullable" else ""
+                    )
+                    out.append(
+                        RawFinding(
+                            join_pointer(here, key),
+                            "schema-keyword",
+                            f"{key!r} is not a JSON Schema keyword; it is ignored{hint}",
+                        )
+                    )
+    return out
+
+
+def _default_problem(schema: dict[str, Any], value: Any) -> str | None:
+    kinds = schema.get("type")
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    if isinstance(kinds, list) and kinds:
+        checks = [JSON_TYPES[k] for k in kinds if k in JSON_TYPES]
+        if checks and not any(check(value) for check in checks):
+            return f"default {value!r} is not of type {' or '.join(map(str, kinds))}"
+    enum = schema.get("enum")
+    if isinstance(enum, list) and value not in enum:
+        return f"default {value!r} is not one of the enum values"
+    return None
+
+
+def webhook_payloads(document: dict[str, Any]) -> list[RawFinding]:
+    out = []
+    for here, _method, _item, op in operations(document):
+        if not here.startswith("/webhooks/"):
+            continue
+        body = deref(document, op.get("requestBody"))
+        content = body.get("content") if isinstance(body, dict) else None
+        if isinstance(content, dict) and content and not any(JSON_MEDIA.match(m) for m in content):
+            out.append(
+                RawFinding(
+                    join_pointer(here, "requestBody", "content"),
+                    "webhook-payload",
+                    f"webhook payload in {', '.join(content)} is not JSON: no typed payload model",
+                )
+            )
+    return out
+
+
+# rule id -> default severity in the default profile
+CORE_RULES: dict[str, str] = {
+    "openapi": "error",  # openapi-spec-validator: the document's structure
+    "stray-keyword": "warn",  # a key the OpenAPI object does not define
+    "schema": "error",  # a schema that is not valid JSON Schema
+    "ref": "error",
+    "operation-id-unique": "error",
+    "path-params": "error",
+    "no-operations": "warn",
+    "python-name": "warn",
+    "default": "warn",
+    "schema-keyword": "warn",
+    "webhook-payload": "warn",
+}
+CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
+    dangling_refs,
+    operation_ids,
+    path_params,
+    no_operations,
+    python_names,
+    schemas_checks,
+    webhook_payloads,
+)

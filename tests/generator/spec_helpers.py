@@ -1,0 +1,39 @@
+"""Small helpers for the front-end tests: write a spec, run the CLI in a directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from click.testing import CliRunner
+from spec_gen.cli import main
+
+HEAD = "openapi: 3.1.0\ninfo: {title: T, version: '1'}\n"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def run_in(directory: Path, *args: str) -> tuple[int, str]:
+    """Run `spec-gen ARGS` with `directory` as the working directory (its own pyproject)."""
+    before = Path.cwd()
+    os.chdir(directory)
+    try:
+        result = CliRunner().invoke(main, list(args))
+    finally:
+        os.chdir(before)
+    return result.exit_code, result.output
+
+
+def line_of(text: str, needle: str, occurrence: int = 1) -> int:
+    """The 1-based line of the `occurrence`-th line containing `needle`."""
+    hits = [i for i, line in enumerate(text.splitlines(), 1) if needle in line]
+    return hits[occurrence - 1]
+
+
+def column_of(text: str, needle: str) -> int:
+    line = text.splitlines()[line_of(text, needle) - 1]
+    return line.index(needle) + 1

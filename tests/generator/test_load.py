@@ -1,0 +1,155 @@
+"""Loading: YAML 1.2 read as JSON types, multi-file bundling with hoisted schema names,
+`$ref`s inside `x-` extensions left as written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spec_gen.load import bundle, read_yaml
+from spec_helpers import line_of, run_in, write
+
+
+def test_yaml_is_read_as_json_types(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "a.yaml",
+        "day: 2024-01-31\nwhen: 2024-01-31T10:00:00Z\nflag: yes\n200: {ok: true}\nn: null\n",
+    )
+    assert read_yaml(path) == {
+        "day": "2024-01-31",
+        "when": "2024-01-31T10:00:00Z",
+        "flag": "yes",  # YAML 1.2: only true/false are booleans
+        "200": {"ok": True},  # keys are strings, as in JSON
+        "n": None,
+    }
+
+
+def multi_file(root: Path) -> Path:
+    write(
+        root / "paths" / "droplets.yaml",
+        """\
+get:
+  operationId: list_droplets
+  responses:
+    '200':
+      description: ok
+      content:
+        application/json:
+          schema:
+            type: object
+            properties:
+              droplets:
+                type: array
+                items: {$ref: '../models/droplet.yml'}
+              region: {$ref: '../models/region.yaml#/Region'}
+    default:
+      description: error
+      content:
+        application/json:
+          schema: {$ref: '../models/error.yaml'}
+""",
+    )
+    write(
+        root / "models" / "droplet.yml",
+        """\
+type: object
+x-internal: {$ref: 'nowhere.yaml#/Nothing'}
+properties:
+  id: {type: integer}
+  region: {$ref: 'region.yaml#/Region'}
+  next: {$ref: 'droplet.yml'}
+  size: {$ref: 'sizes/size.yaml'}
+""",
+    )
+    write(
+        root / "models" / "sizes" / "size.yaml", "type: object\nproperties: {$ref: 'props.yaml'}\n"
+    )
+    write(
+        root / "models" / "sizes" / "props.yaml", "slug: {type: string}\nvcpus: {type: integer}\n"
+    )
+    write(
+        root / "models" / "region.yaml",
+        "Region:\n  type: object\n  properties:\n    slug: {type: string, nullable: true}\n",
+    )
+    write(root / "models" / "error.yaml", "type: object\nproperties:\n  message: {type: string}\n")
+    write(
+        root / "models" / "other" / "error.yaml",
+        "type: object\nproperties:\n  code: {type: integer}\n",
+    )
+    return write(
+        root / "openapi.yaml",
+        """\
+openapi: 3.0.3
+info: {title: Multi, version: '1'}
+x-meta:
+  $ref: 'models/not-a-file.yaml#/Nope'
+paths:
+  /droplets:
+    $ref: 'paths/droplets.yaml'
+  /others:
+    get:
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: 'models/other/error.yaml'}
+components:
+  schemas:
+    Error: {$ref: 'models/error.yaml'}
+""",
+    )
+
+
+def test_external_schemas_are_hoisted_under_stable_unique_names(tmp_path: Path) -> None:
+    result = bundle(multi_file(tmp_path))
+    schemas = result.document["components"]["schemas"]
+    assert list(schemas) == ["Error", "Droplet", "Region", "Size", "OtherError"]
+    assert schemas["Droplet"]["properties"]["next"] == {"$ref": "#/components/schemas/Droplet"}
+    assert schemas["Droplet"]["properties"]["region"] == {"$ref": "#/components/schemas/Region"}
+    # a `$ref` standing for a whole `properties` map is copied in
+    assert schemas["Size"]["properties"] == {
+        "slug": {"type": "string"},
+        "vcpus": {"type": "integer"},
+    }
+    assert schemas["Region"]["properties"]["slug"] == {"type": ["string", "null"]}
+    ok = result.document["paths"]["/droplets"]["get"]["responses"]
+    assert ok["default"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Error"
+    }
+    assert bundle(tmp_path / "openapi.yaml").document == result.document  # stable
+
+
+def test_refs_inside_extensions_are_left_as_written(tmp_path: Path) -> None:
+    result = bundle(multi_file(tmp_path))
+    assert result.document["x-meta"] == {"$ref": "models/not-a-file.yaml#/Nope"}
+    droplet = result.document["components"]["schemas"]["Droplet"]
+    assert droplet["x-internal"] == {"$ref": "nowhere.yaml#/Nothing"}
+    assert not result.problems
+
+
+def test_multi_file_spec_validates_and_builds_real_models(tmp_path: Path) -> None:
+    spec = multi_file(tmp_path)
+    code, out = run_in(tmp_path, "build", "--spec", str(spec), "--output", "out")
+    assert code == 0, out
+    models = (tmp_path / "out" / "server" / "api_server" / "models.py").read_text()
+    assert "class Droplet(BaseModel):" in models
+    assert "next: Droplet | None" in models
+    assert "RootModel[Any]" not in models
+
+
+def test_finding_in_a_hoisted_schema_names_its_file(tmp_path: Path) -> None:
+    spec = multi_file(tmp_path)
+    droplet = tmp_path / "models" / "droplet.yml"
+    text = droplet.read_text().replace("id: {type: integer}", "id: {type: integer, minimum: high}")
+    droplet.write_text(text)
+    code, out = run_in(tmp_path, "validate", str(spec))
+    assert code == 1
+    assert f"models/droplet.yml:{line_of(text, 'minimum')}:" in out and "[schema]" in out, out
+
+
+def test_missing_file_is_a_finding_at_the_ref(tmp_path: Path) -> None:
+    spec = multi_file(tmp_path)
+    (tmp_path / "models" / "error.yaml").unlink()
+    code, out = run_in(tmp_path, "validate", str(spec))
+    assert code == 1 and "Traceback" not in out
+    assert "paths/droplets.yaml:" in out and "no such file" in out, out
