@@ -20,7 +20,6 @@ from .config import Config
 from .errors import at
 from .findings import Finding, RawFinding
 from .load import Bundle, bundle
-from .naming import pascal, snake
 from .profiles import ruleset
 from .tree import Change, changes, existing_files, short_diff, write_tree
 from .validate import (
@@ -181,9 +180,9 @@ def _render(
     files: dict[str, str] = {}
     for name, content in render_server(server, api).items():
         files[f"server/{name}"] = content
-    api_key_env = api_key_env_name(config)
-    testing = client_testing_context(config)
-    for name, content in render_client(client, api, known, api_key_env, testing).items():
+    env_prefix = client_env_prefix(config)
+    testing = client_testing_context(config, api, env_prefix)
+    for name, content in render_client(client, api, known, env_prefix, testing).items():
         files[f"client/{name}"] = content
     for name, content in render_docs(server, api, docs_settings(config)).items():
         files[f"docs/{name}"] = content
@@ -206,28 +205,30 @@ def _form_dependency(api: Any) -> tuple[str, ...]:
     return ("python-multipart>=0.0.9",) if kinds & {"form", "multipart"} else ()
 
 
-def client_testing_context(config: Config) -> dict[str, Any]:
-    """Names and settings of the client's `testing` module (fixtures running the real server)."""
-    prefix = config.distribution_prefix
-    return {
-        "server_command": config.client_testing_server,
-        "requires": list(config.client_testing_requires),
-        "name": snake(prefix),  # start_<name>_server, fixtures <name>_server, <name>_client
-        "class_prefix": pascal(prefix),  # <Prefix>Server
-        "env_prefix": f"{prefix.upper().replace('-', '_')}_",  # the server's settings variables
-    }
+def client_testing_context(config: Config, api: Any, env_prefix: str) -> dict[str, Any] | None:
+    """The client's `testing` module settings (None: not configured, no module)."""
+    from .targets.client_auth import primary_scheme, schemes
+    from .targets.client_testing import testing_context
+
+    primary = primary_scheme(api, schemes(api, env_prefix))
+    option = primary.options[0] if primary else None
+    return testing_context(config.client_testing, config.distribution_prefix, option)
 
 
-def api_key_env_name(config: Config) -> str:
-    """The environment variable the client (and the docs' examples) read the API key from."""
-    return f"{config.distribution_prefix.upper().replace('-', '_')}_API_KEY"
+def client_env_prefix(config: Config) -> str:
+    """`acme` -> `ACME_`: the client's credential variables are `<PREFIX>_<OPTION>`."""
+    from .targets.client_auth import env_prefix
+
+    return env_prefix(config.distribution_prefix)
 
 
 def docs_settings(config: Config) -> DocsSettings:
     """What the reference docs' examples need beyond the spec."""
     from .docsite import DocsSettings
 
-    return DocsSettings(config.client_package, api_key_env_name(config), config.docs_example_origin)
+    return DocsSettings(
+        config.client_package, client_env_prefix(config), config.docs_example_origin
+    )
 
 
 def format_python(files: dict[str, str]) -> dict[str, str]:

@@ -7,9 +7,15 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..examples import ExampleRequest, curl_command, example_request
+from ..examples import (
+    ExampleRequest,
+    curl_command,
+    example_request,
+    example_value,
+    op_credentials,
+)
 from ..ir import MISSING, Api, Operation, resolve_schema
-from ..targets.client import ClientOp, environments, key_modes, status_docs
+from ..targets.client import ClientOp, environments, key_modes, status_docs, webhook_signature
 from .model import (
     Block,
     Code,
@@ -77,7 +83,7 @@ def _plain_read(api: Api) -> Callable[[Operation], bool]:
 
 
 def _curl(api: Api, op: Operation, settings: DocsSettings) -> Code:
-    command = curl_command(api, example_request(api, op), settings.origin, settings.api_key_env)
+    command = curl_command(api, example_request(api, op), settings.origin, settings.env_prefix)
     return Code("sh", command, "curl", "curl", op.operation_id)
 
 
@@ -103,10 +109,14 @@ def authentication(api: Api, settings: DocsSettings, views: dict[str, ClientOp])
                 + "."
             )
         )
+    table = settings.schemes(api)
     for name, scheme in api.security_schemes.items():
         users = [op for op in api.operations if any(name in option for option in op.security)]
         kind = " ".join(str(scheme.get(k)) for k in ("type", "scheme", "in") if scheme.get(k))
-        rows: list[tuple[str, ...]] = [("Type", f"`{kind}`")]
+        view = table[name]
+        rows: list[tuple[str, ...]] = [("Type", f"`{kind}`"), ("Sent as", view.how)]
+        rows.append(("Client options", ", ".join(f"`{o}`" for o in view.options)))
+        rows.append(("Environment", ", ".join(f"`${e}`" for e in view.envs)))
         if scheme.get("bearerFormat"):
             rows.append(("Format", str(scheme["bearerFormat"])))
         if scheme.get("name"):
@@ -167,7 +177,10 @@ def authentication(api: Api, settings: DocsSettings, views: dict[str, ClientOp])
     first = _first(api, _plain_read(api))
     if first is not None:
         blocks.append(Heading("Example"))
-        blocks.append(Text(f"The examples read the key from `${settings.api_key_env}`:"))
+        envs = [e for s in op_credentials(api, first, settings.env_prefix) for e in s.envs]
+        if envs:
+            names = " and ".join(f"`${e}`" for e in envs)
+            blocks.append(Text(f"The examples read the credentials from {names}:"))
         blocks.append(_curl(api, first, settings))
         blocks.append(_python(api, first, views, settings))
     return Guide(
@@ -242,7 +255,7 @@ def errors(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) -> Guid
             if p.location == "path"
         ]
         name = client_error(api, "404")
-        call = call_expression(target, arguments)
+        call = call_expression(views[target.operation_id], arguments)
         code = (
             python_client_setup(api, settings).replace("import Client", f"import Client, {name}")
             + "\ntry:\n    "
@@ -397,7 +410,7 @@ def pagination(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) -> 
         blocks.append(
             Code(
                 "sh",
-                curl_command(api, example, settings.origin, settings.api_key_env),
+                curl_command(api, example, settings.origin, settings.env_prefix),
                 "curl",
                 "curl",
                 op.operation_id,
@@ -405,7 +418,7 @@ def pagination(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) -> 
         )
         view = views[op.operation_id]
         if view.page:
-            call = f"client.{'.'.join(op.client_namespace)}.{op.client_method}(limit={limit})"
+            call = f"client.{view.call_path}(limit={limit})"
             code = (
                 python_client_setup(api, settings)
                 + f"\npage = {call}\n"
@@ -431,7 +444,7 @@ def pagination(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) -> 
 
 def webhooks(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) -> Guide | None:
     delivery = api.extensions.get("x-webhook-delivery") or {}
-    if not api.webhooks and not delivery:
+    if not api.webhooks and not delivery and webhook_signature(api) is None:
         return None
     blocks: list[Block] = []
     hook = api.webhooks[0] if api.webhooks else None
@@ -480,16 +493,16 @@ def webhooks(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) -> Gu
             blocks += schema_blocks(
                 api, {"$ref": f"#/components/schemas/{hook.body.model}"}, hook.body.model
             )
-    header = str(delivery.get("signature_header") or "")
-    algorithm = str(delivery.get("signature_algorithm") or "").removeprefix("hmac-")
-    if hook is not None and header and algorithm:
+    signature = webhook_signature(api)
+    if hook is not None and hook.body is not None and signature is not None:
+        header = signature["header"]
         package = settings.client_package
-        code = f'''import hashlib
-import hmac
+        payload = json.dumps(
+            example_value(api, hook.body.schema, required_only=True), separators=(",", ":")
+        )
+        code = f'''from {package}.webhooks import WebhookSignatureError, construct_event, sign
 
-from {package}.webhooks import WebhookSignatureError, construct_event, verify_signature
-
-SECRET = "whsec_example"  # the webhook's secret, shown once by the create answer
+SECRET = "whsec_example"  # the webhook's secret
 
 
 def receive(raw_body: bytes, headers: dict[str, str]) -> int:
@@ -502,12 +515,11 @@ def receive(raw_body: bytes, headers: dict[str, str]) -> int:
     return 204  # any 2xx acknowledges the delivery
 
 
-# a delivery as the service sends it: the raw body signed with the secret
-body = b'{{"event": "campaign.created"}}'
-signature = hmac.new(SECRET.encode(), body, hashlib.{algorithm}).hexdigest()
-assert verify_signature(body, signature, SECRET)
-assert receive(body, {{"{header}": signature}}) == 204
-assert receive(body, {{"{header}": "0" * len(signature)}}) == 400
+# a delivery as the API sends it: the raw body signed with the secret
+# ({signature["encoding"]} {signature["algorithm"].upper()} in {header})
+body = {payload!r}.encode()
+assert receive(body, {{"{header}": sign(body, SECRET)}}) == 204
+assert receive(body, {{"{header}": sign(body, "another secret")}}) == 400
 '''
         blocks.append(Heading("Verifying a delivery"))
         blocks.append(
@@ -561,11 +573,10 @@ def environments_guide(
         rows = [(f'`Client(environment="{name}")`', f"`{url}`") for name, url in envs.items()]
         rows.append((f'`Client(base_url="{settings.base_url(api)}")`', "any other server"))
         blocks.append(Table(("Client", "Base URL"), rows))
+    primary = settings.primary(api)
+    reading = f", reading the credential from `${primary.envs[0]}`" if primary else ""
     blocks.append(
-        Text(
-            f"The examples in these docs call a local server at `{settings.origin}`, "
-            f"reading the API key from `${settings.api_key_env}`."
-        )
+        Text(f"The examples in these docs call a local server at `{settings.origin}`{reading}.")
     )
     return Guide(
         "environments",

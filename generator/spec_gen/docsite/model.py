@@ -10,16 +10,16 @@ from typing import Any, ClassVar
 
 from ..examples import (
     ExampleRequest,
-    credential_env,
     curl_command,
     example_request,
     literal,
+    op_credentials,
     response_example,
-    token_env,
 )
 from ..ir import MISSING, Api, Operation, resolve_schema
 from ..naming import module_name
-from ..targets.client import ClientOp, client_op, status_errors
+from ..targets.client import ClientOp, status_errors
+from ..targets.client_auth import Scheme, primary_scheme, schemes
 from .schemas import field_notes, field_tables, type_text
 
 SERVER_ERROR_CLASS = "InternalServerError"  # the client's class for every 5xx (client/errors.py.j2)
@@ -125,8 +125,15 @@ class DocsSettings:
     """What the examples need beyond the spec."""
 
     client_package: str  # the generated client's import name
-    api_key_env: str  # the environment variable examples read the API key from
+    env_prefix: str  # the client's credential variables are <env_prefix><OPTION> (ACME_API_KEY)
     origin: str = "http://127.0.0.1:8000"  # where the examples send their requests
+
+    def schemes(self, api: Api) -> dict[str, Scheme]:
+        return schemes(api, self.env_prefix)
+
+    def primary(self, api: Api) -> Scheme | None:
+        """The scheme of the spec's default security: the credential most examples read."""
+        return primary_scheme(api, self.schemes(api))
 
     def base_url(self, api: Api) -> str:
         return self.origin.rstrip("/") + api.default_prefix
@@ -191,15 +198,24 @@ def badges(op: Operation) -> list[Badge]:
     return out
 
 
-def auth_sentence(api: Api, op: Operation) -> str:
+def scheme_text(scheme: Scheme) -> str:
+    """`ApiKey` (`Authorization: Bearer <token>`; client option `api_key`, `$ACME_API_KEY`)."""
+    options = ", ".join(f"`{o}`" for o in scheme.options)
+    envs = ", ".join(f"`${e}`" for e in scheme.envs)
+    return f"`{scheme.name}` ({scheme.how}; client option{'s' if len(scheme.options) > 1 else ''} {options}, {envs})"
+
+
+def auth_sentence(api: Api, op: Operation, settings: DocsSettings) -> str:
+    """The operation's security as the client applies it: the first complete alternative."""
     if not op.security:
         return "Authentication: none."
-    alternatives = [" + ".join(f"`{name}`" for name in option) for option in op.security]
-    default = op.security == api.default_security
-    note = "the API key" if default else "this operation's own credential"
+    table = settings.schemes(api)
+    alternatives = [
+        " + ".join(scheme_text(table[name]) for name in option if name in table) or "none"
+        for option in op.security
+    ]
     return (
-        f"Authentication: {' or '.join(alternatives)} ({note}; see "
-        "[Authentication](guide:authentication))."
+        f"Authentication: {' or '.join(alternatives)}. See [Authentication](guide:authentication)."
     )
 
 
@@ -289,9 +305,9 @@ def response_blocks(api: Api, op: Operation) -> list[Block]:
     return out
 
 
-def call_expression(op: Operation, arguments: list[str]) -> str:
+def call_expression(view: ClientOp, arguments: list[str]) -> str:
     """`client.<namespace>.<method>(arguments)`, one argument a line when long."""
-    call = f"client.{'.'.join(op.client_namespace)}.{op.client_method}"
+    call = f"client.{view.call_path}"
     one_line = f"{call}({', '.join(arguments)})"
     if arguments and (len(one_line) > 80 or "\n" in one_line):
         return call + "(\n" + "".join(f"    {a},\n" for a in arguments) + ")"
@@ -305,7 +321,7 @@ def py_literal(value: Any, indent: int = 0) -> str:
 
 def python_call(op: Operation, view: ClientOp, arguments: list[str]) -> str:
     """The statements calling the operation and printing what it answers."""
-    one_line = call_expression(op, arguments)
+    one_line = call_expression(view, arguments)
     if view.page:
         return f"for item in {one_line}:\n    print(item)"
     if view.returns == "None":
@@ -313,12 +329,23 @@ def python_call(op: Operation, view: ClientOp, arguments: list[str]) -> str:
     return f"result = {one_line}\nprint(result)"
 
 
-def python_client_setup(api: Api, settings: DocsSettings) -> str:
+def python_client_setup(
+    api: Api, settings: DocsSettings, credentials: Sequence[Scheme] | None = None
+) -> str:
+    """Making the client: credentials (the primary scheme's unless given) from the environment."""
+    if credentials is None:
+        primary = settings.primary(api)
+        credentials = [primary] if primary else []
+    arguments = [
+        f'{option}=os.environ["{env}"]'
+        for scheme in credentials
+        for option, env in zip(scheme.options, scheme.envs, strict=True)
+    ]
+    arguments.append(f'base_url="{settings.base_url(api)}"')
+    imports = "import os\n\n" if credentials else ""
     return (
-        "import os\n\n"
-        f"from {settings.client_package} import Client\n\n"
-        f'client = Client(api_key=os.environ["{settings.api_key_env}"], '
-        f'base_url="{settings.base_url(api)}")\n'
+        f"{imports}from {settings.client_package} import Client\n\n"
+        f"client = Client({', '.join(arguments)})\n"
     )
 
 
@@ -327,23 +354,32 @@ def python_example(
 ) -> str:
     op = example.op
     arguments = [f"{p.py_name}={py_literal(value, 4)}" for p, value in example.arguments]
-    if view.token_param and op.security:
-        arguments.append(f'{view.token_param}=os.environ["{token_env(op.security[0][0])}"]')
+    credentials = op_credentials(api, op, settings.env_prefix)
+    if view.token_param:
+        own = [s for s in credentials if s.name == view.token_scheme]
+        credentials = [s for s in credentials if s.name != view.token_scheme]
+        if own:
+            arguments.append(f'{view.token_param}=os.environ["{own[0].envs[0]}"]')
     if example.body is not MISSING:
         arguments.append(f"body={py_literal(example.body, 4)}")
-    return python_client_setup(api, settings) + "\n" + python_call(op, view, arguments) + "\n"
+    setup = python_client_setup(api, settings, credentials)
+    if view.token_param and not credentials:
+        setup = "import os\n\n" + setup
+    return setup + "\n" + python_call(op, view, arguments) + "\n"
 
 
 def example_blocks(api: Api, op: Operation, view: ClientOp, settings: DocsSettings) -> list[Block]:
     example = example_request(api, op)
     out: list[Block] = [Heading("Example request")]
-    env = credential_env(api, op, settings.api_key_env)
-    if env is not None and env != settings.api_key_env:
-        out.append(Text(f"The examples read this operation's credential from `${env}`."))
+    primary = settings.primary(api)
+    envs = [e for s in op_credentials(api, op, settings.env_prefix) for e in s.envs]
+    if envs and (primary is None or envs != list(primary.envs)):
+        names = " and ".join(f"`${e}`" for e in envs)
+        out.append(Text(f"The examples read this operation's credentials from {names}."))
     out.append(
         Code(
             "sh",
-            curl_command(api, example, settings.origin, settings.api_key_env),
+            curl_command(api, example, settings.origin, settings.env_prefix),
             "curl",
             "curl",
             op.operation_id,
@@ -373,7 +409,7 @@ def operation_doc(api: Api, op: Operation, view: ClientOp, settings: DocsSetting
     blocks: list[Block] = []
     if op.description.strip():
         blocks.append(Text(op.description.strip()))
-    blocks.append(Text(auth_sentence(api, op)))
+    blocks.append(Text(auth_sentence(api, op, settings)))
     blocks += parameter_blocks(api, op)
     blocks += body_blocks(api, op)
     blocks += response_blocks(api, op)
@@ -417,31 +453,3 @@ def overview(api: Api, guides: list[Guide], tags: list[TagDoc]) -> list[Block]:
             )
     blocks.append(Table(("Method", "Path", "Operation", "Tier", "Scope", "Lifecycle"), rows))
     return blocks
-
-
-def build_site(api: Api, settings: DocsSettings) -> Site:
-    from .guides import guides as make_guides
-
-    known = set(api.schemas)
-    views = {op.operation_id: client_op(api, op, known) for op in api.operations}
-    tags = [
-        TagDoc(
-            tag.name,
-            tag.module,
-            " ".join(tag.description.split()),
-            [operation_doc(api, op, views[op.operation_id], settings) for op in tag.operations],
-        )
-        for tag in api.tags
-    ]
-    guides = make_guides(api, settings, views)
-    return Site(
-        title=api.title,
-        version=api.version,
-        description=api.description.strip(),
-        overview=overview(api, guides, tags),
-        guides=guides,
-        tags=tags,
-        settings=settings,
-        api=api,
-        views=views,
-    )

@@ -3,8 +3,7 @@
 
     from form_login_client import Client
 
-    client = Client(base_url="http://127.0.0.1:8000")  # key from $FORM_LOGIN_API_KEY
-
+    client = Client(base_url="http://127.0.0.1:8000")
 Names are imported on first use (PEP 562), so `import form_login_client` costs almost nothing.
 """
 

@@ -7,9 +7,9 @@ resources describe each call as a `Request` and a parser, and the loop does the 
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
-import os
 import random
 import threading
 import time
@@ -18,13 +18,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, cast
-from urllib.parse import quote
 
 from .errors import APIConnectionError, APIError, APIStatusError, APITimeoutError, error_for
+from .wire import Payload, cookie_header, cookie_value, query_pairs, scalar
 
 if TYPE_CHECKING:  # imported when a client is made, so that importing the package stays cheap
     import httpx
-    from pydantic import BaseModel
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -34,7 +33,13 @@ ENVIRONMENTS: dict[str, str] = {"value": ""}
 DEFAULT_ENVIRONMENT = "value"
 BASE_PATH = ""
 """Path part of the base URL; operations served elsewhere (e.g. under /v1) carry their own prefix."""
-API_KEY_ENV = "PARAMETERS_API_KEY"
+SECURITY_SCHEMES: dict[str, tuple[str, str, tuple[str, ...]]] = {}
+"""Security scheme -> (how it is sent: header | query | cookie | basic | bearer, the header,
+query or cookie name, the client options holding its credential)."""
+CREDENTIAL_ENVS: dict[str, str] = {}
+"""Credential option -> the environment variable read when the option is not passed."""
+PRIMARY_CREDENTIAL: str | None = None
+"""The option of the spec's default security scheme (its key paces requests and has a mode)."""
 KEY_MODES: dict[str, str] = {}
 """API-key prefix -> mode, from the spec's key format."""
 DEFAULT_KEY_MODE: str | None = None
@@ -52,20 +57,9 @@ MAX_RETRY_AFTER = 60.0
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
-def path_param(value: Any) -> str:
-    return quote(str(value.value if hasattr(value, "value") else value), safe="")
-
-
 def drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
     """Unset (None) values are not sent; enums are sent as their value."""
     return {k: (v.value if hasattr(v, "value") else v) for k, v in values.items() if v is not None}
-
-
-def body_of(model: type[BaseModel], value: Any) -> BaseModel | None:
-    """A request body given as its model, or as plain data validated here before sending."""
-    if value is None or isinstance(value, model):
-        return value
-    return model.model_validate(value)
 
 
 @dataclass(frozen=True)
@@ -77,8 +71,15 @@ class Request:
     path: str
     query: Mapping[str, Any] = field(default_factory=dict)
     headers: Mapping[str, Any] = field(default_factory=dict)
-    body: BaseModel | None = None
-    authenticated: bool = True
+    body: Payload | None = None
+    styles: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
+    """Query parameter -> (style, explode) when not `form` exploded (the spec's default)."""
+    cookies: tuple[tuple[str, Any, bool], ...] = ()
+    """Cookie parameters: (name, value, explode); unset ones (None) are not sent."""
+    security: tuple[tuple[str, ...], ...] = ()
+    """Alternatives of security schemes (all of one alternative are sent); () = anonymous."""
+    credentials: Mapping[str, str] = field(default_factory=dict)
+    """Scheme -> credential for this call only (instead of the client's option)."""
     retry_safe: bool = True
 
     def with_query(self, **changes: Any) -> Request:
@@ -115,7 +116,7 @@ class APIResponse(Generic[T]):
         return self._parser(self.http_response)
 
 
-_RAW: ContextVar[bool] = ContextVar("outreach_client_raw_response", default=False)
+_RAW: ContextVar[bool] = ContextVar("parameters_client_raw_response", default=False)
 
 
 def to_raw_response_wrapper(func: Callable[P, T]) -> Callable[P, APIResponse[T]]:
@@ -166,8 +167,8 @@ class Pacer:
         self._lock = threading.Lock()
 
     @classmethod
-    def for_key(cls, api_key: str | None) -> Pacer:
-        name = hashlib.sha256((api_key or "").encode()).hexdigest()
+    def for_key(cls, credential: str | None) -> Pacer:
+        name = hashlib.sha256((credential or "").encode()).hexdigest()
         with cls._registry_lock:
             if name not in cls._registry:
                 cls._registry[name] = cls()
@@ -218,11 +219,11 @@ def retry_delay(attempt: int, response: httpx.Response | None) -> float | None:
     return delay * (1 - 0.25 * random.random())
 
 
-def key_mode(api_key: str | None) -> str | None:
-    if not api_key:
+def key_mode(credential: str | None) -> str | None:
+    if not credential:
         return None
     for prefix, mode in KEY_MODES.items():
-        if api_key.startswith(prefix):
+        if credential.startswith(prefix):
             return mode
     return DEFAULT_KEY_MODE
 
@@ -233,7 +234,6 @@ class _RequestBuilder:
     def __init__(
         self,
         *,
-        api_key: str | None = None,
         environment: str | None = None,
         base_url: str | None = None,
         timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
@@ -242,7 +242,6 @@ class _RequestBuilder:
         pacing: bool = False,
         default_headers: Mapping[str, str] | None = None,
     ) -> None:
-        self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
         if base_url is None:
             name = environment or DEFAULT_ENVIRONMENT
             if name not in ENVIRONMENTS:
@@ -257,16 +256,19 @@ class _RequestBuilder:
         self.retry_unsafe = retry_unsafe
         self.pacing = pacing
         self.default_headers = dict(default_headers or {})
-        self._pacer = Pacer.for_key(self.api_key) if pacing else None
+        self._pacer = Pacer.for_key(self._credential(PRIMARY_CREDENTIAL)) if pacing else None
+
+    def _credential(self, option: str | None) -> str | None:
+        value = getattr(self, option, None) if option else None
+        return value if isinstance(value, str) and value else None
 
     @property
     def key_mode(self) -> str | None:
         """The API key's mode (e.g. "live" or "test"), read from its prefix."""
-        return key_mode(self.api_key)
+        return key_mode(self._credential(PRIMARY_CREDENTIAL))
 
     def _options(self) -> dict[str, Any]:
         return {
-            "api_key": self.api_key,
             "base_url": self.base_url,
             "timeout": self.timeout,
             "max_retries": self.max_retries,
@@ -277,20 +279,54 @@ class _RequestBuilder:
 
     def _build(
         self, request: Request
-    ) -> tuple[str, str, dict[str, Any], dict[str, str], bytes | None]:
+    ) -> tuple[str, str, list[tuple[str, Any]], dict[str, str], dict[str, Any]]:
+        """Method, URL, query pairs, headers and httpx's body arguments of one request."""
         headers = {**self.default_headers}
-        headers.update({k: str(v) for k, v in drop_none(request.headers).items()})
-        if request.authenticated:
-            if not self.api_key:
-                raise APIError(
-                    f"no API key: pass api_key= or set {API_KEY_ENV} ({request.method} {request.path})"
-                )
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        content = None
+        headers.update({k: scalar(v) for k, v in drop_none(request.headers).items()})
+        cookie = cookie_header(request.cookies)
+        if cookie:
+            headers["Cookie"] = cookie
+        query: dict[str, Any] = drop_none(request.query)
+        if request.security:
+            self._authenticate(request, headers, query)
+        params: list[tuple[str, Any]] = []
+        for name, value in query.items():
+            style, explode = request.styles.get(name, ("form", True))
+            params.extend(query_pairs(name, value, style, explode))
+        send: dict[str, Any] = {}
         if request.body is not None:
-            content = request.body.model_dump_json(by_alias=True, exclude_unset=True).encode()
-            headers["Content-Type"] = "application/json"
-        return request.method, self.root + request.path, drop_none(request.query), headers, content
+            send, content_type = request.body.encode()
+            if content_type is not None:
+                headers["Content-Type"] = content_type
+        return request.method, self.root + request.path, params, headers, send
+
+    def _authenticate(
+        self, request: Request, headers: dict[str, str], query: dict[str, Any]
+    ) -> None:
+        """Send the credentials of the first alternative of `request.security` that is complete."""
+        for alternative in sorted(request.security, key=lambda names: not names):  # anonymous last
+            values = [self._scheme_values(request, name) for name in alternative]
+            if all(v is not None for v in values):
+                for name, value in zip(alternative, values, strict=True):
+                    assert value is not None
+                    _apply(SECURITY_SCHEMES[name], value, headers, query)
+                return
+        wanted = " or ".join(
+            " and ".join(
+                f"{option}= (or ${CREDENTIAL_ENVS[option]})"
+                for name in alternative
+                for option in SECURITY_SCHEMES[name][2]
+            )
+            for alternative in request.security
+        )
+        noun = "API key" if PRIMARY_CREDENTIAL == "api_key" else "credentials"
+        raise APIError(f"no {noun}: pass {wanted} ({request.method} {request.path})")
+
+    def _scheme_values(self, request: Request, name: str) -> tuple[str, ...] | None:
+        if name in request.credentials:
+            return (request.credentials[name],)
+        values = tuple(self._credential(option) for option in SECURITY_SCHEMES[name][2])
+        return None if any(v is None for v in values) else cast(tuple[str, ...], values)
 
     def _retries_for(self, request: Request) -> int:
         return self.max_retries if (request.retry_safe or self.retry_unsafe) else 0
@@ -352,7 +388,7 @@ class SyncAPIClient(_RequestBuilder):
     def _call(self, request: Request, parser: Callable[[httpx.Response], T]) -> T:
         import httpx
 
-        method, url, params, headers, content = self._build(request)
+        method, url, params, headers, send = self._build(request)
         retries = self._retries_for(request)
         attempt = 0
         while True:
@@ -361,9 +397,7 @@ class SyncAPIClient(_RequestBuilder):
                 time.sleep(wait)
             response, failure = None, None
             try:
-                response = self._http.request(
-                    method, url, params=params, headers=headers, content=content
-                )
+                response = self._http.request(method, url, params=params, headers=headers, **send)
             except httpx.TransportError as exc:
                 failure = exc
             delay = self._settle(slot, attempt, retries, response, failure)
@@ -393,7 +427,7 @@ class AsyncAPIClient(_RequestBuilder):
 
         import httpx
 
-        method, url, params, headers, content = self._build(request)
+        method, url, params, headers, send = self._build(request)
         retries = self._retries_for(request)
         attempt = 0
         while True:
@@ -403,7 +437,7 @@ class AsyncAPIClient(_RequestBuilder):
             response, failure = None, None
             try:
                 response = await self._http.request(
-                    method, url, params=params, headers=headers, content=content
+                    method, url, params=params, headers=headers, **send
                 )
             except httpx.TransportError as exc:
                 failure = exc
@@ -413,6 +447,28 @@ class AsyncAPIClient(_RequestBuilder):
                 return self._finish(response, parser, attempt)
             await asyncio.sleep(delay)
             attempt += 1
+
+
+def _apply(
+    scheme: tuple[str, str, tuple[str, ...]],
+    values: tuple[str, ...],
+    headers: dict[str, str],
+    query: dict[str, Any],
+) -> None:
+    """Put one scheme's credential where it goes (header, query, cookie, or Authorization)."""
+    kind, name, _ = scheme
+    if kind == "basic":
+        pair = f"{values[0]}:{values[1]}".encode()
+        headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
+    elif kind == "bearer":
+        headers["Authorization"] = f"Bearer {values[0]}"
+    elif kind == "query":
+        query[name] = values[0]
+    elif kind == "cookie":
+        cookie = f"{name}={cookie_value(values[0])}"
+        headers["Cookie"] = f"{headers['Cookie']}; {cookie}" if headers.get("Cookie") else cookie
+    else:
+        headers[name] = values[0]
 
 
 def _transport_error(exc: httpx.TransportError) -> APIError:

@@ -3,8 +3,7 @@
 
     from safe_names_client import Client
 
-    client = Client(base_url="http://127.0.0.1:8000")  # key from $SAFE_NAMES_API_KEY
-
+    client = Client(base_url="http://127.0.0.1:8000")
 Names are imported on first use (PEP 562), so `import safe_names_client` costs almost nothing.
 """
 

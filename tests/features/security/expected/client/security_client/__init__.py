@@ -3,8 +3,7 @@
 
     from security_client import Client
 
-    client = Client(base_url="http://127.0.0.1:8000")  # key from $SECURITY_API_KEY
-
+    client = Client(base_url="http://127.0.0.1:8000")  # bearer_token from $SECURITY_BEARER_TOKEN
 Names are imported on first use (PEP 562), so `import security_client` costs almost nothing.
 """
 

@@ -25,9 +25,18 @@ if TYPE_CHECKING:
 class Client(SyncAPIClient):
     """Synchronous client.
 
-    `Client(api_key=..., environment=...)` (value) or `Client(base_url=...)`
-    (the spec's base URL, e.g. `http://127.0.0.1:8000`); the key comes from
-    $SECURITY_API_KEY when omitted. Options: `timeout`, `max_retries` (connection errors, 429
+    `Client(environment=...)` (value) or `Client(base_url=...)`
+    (the spec's base URL, e.g. `http://127.0.0.1:8000`).
+    Credentials (each read from its environment variable when omitted):
+    `username` ($SECURITY_USERNAME, scheme basic),
+    `password` ($SECURITY_PASSWORD, scheme basic),
+    `bearer_token` ($SECURITY_BEARER_TOKEN, scheme bearer),
+    `header_key` ($SECURITY_HEADER_KEY, scheme header_key),
+    `query_key` ($SECURITY_QUERY_KEY, scheme query_key),
+    `cookie_key` ($SECURITY_COOKIE_KEY, scheme cookie_key),
+    `oauth_token` ($SECURITY_OAUTH_TOKEN, scheme oauth),
+    `oidc_token` ($SECURITY_OIDC_TOKEN, scheme oidc),
+    Options: `timeout`, `max_retries` (connection errors, 429
     and 5xx; `Retry-After` is honoured), `retry_unsafe` (also retry billable and
     non-idempotent calls), `pacing` (stay under the API's rate limits client-side),
     `default_headers`, `http_client` (your own httpx.Client).

@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 class Client(SyncAPIClient):
     """Synchronous client.
 
-    `Client(api_key=..., environment=...)` (value) or `Client(base_url=...)`
-    (the spec's base URL, e.g. `http://127.0.0.1:8000`); the key comes from
-    $STATUS_RANGES_API_KEY when omitted. Options: `timeout`, `max_retries` (connection errors, 429
+    `Client(environment=...)` (value) or `Client(base_url=...)`
+    (the spec's base URL, e.g. `http://127.0.0.1:8000`).
+    Options: `timeout`, `max_retries` (connection errors, 429
     and 5xx; `Retry-After` is honoured), `retry_unsafe` (also retry billable and
     non-idempotent calls), `pacing` (stay under the API's rate limits client-side),
     `default_headers`, `http_client` (your own httpx.Client).

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import GetReportResponse
 
 if TYPE_CHECKING:
@@ -26,7 +22,7 @@ class MediaResource:
     def get_avatar(
         self,
         user_id: int,
-    ) -> None:
+    ) -> bytes:
         """get_avatar
 
         GET /avatars/{user_id}
@@ -35,15 +31,14 @@ class MediaResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/avatars/{path_param(user_id)}",
-                authenticated=False,
+                f"/avatars/{_wire.path_param(user_id)}",
             ),
-            lambda response: None,
+            lambda response: response.content,
         )
 
     def get_readme(
         self,
-    ) -> None:
+    ) -> str:
         """get_readme
 
         GET /readme
@@ -53,14 +48,13 @@ class MediaResource:
             Request(
                 "GET",
                 "/readme",
-                authenticated=False,
             ),
-            lambda response: None,
+            lambda response: response.text,
         )
 
     def export_rows(
         self,
-    ) -> None:
+    ) -> str:
         """export_rows
 
         GET /export
@@ -70,14 +64,13 @@ class MediaResource:
             Request(
                 "GET",
                 "/export",
-                authenticated=False,
             ),
-            lambda response: None,
+            lambda response: response.text,
         )
 
     def get_report(
         self,
-    ) -> GetReportResponse:
+    ) -> GetReportResponse | bytes:
         """get_report
 
         GET /report
@@ -87,9 +80,12 @@ class MediaResource:
             Request(
                 "GET",
                 "/report",
-                authenticated=False,
             ),
-            lambda response: GetReportResponse.model_validate_json(response.content),
+            lambda response: (
+                GetReportResponse.model_validate_json(response.content)
+                if _wire.is_json(response)
+                else response.content
+            ),
         )
 
 
@@ -102,7 +98,7 @@ class AsyncMediaResource:
     async def get_avatar(
         self,
         user_id: int,
-    ) -> None:
+    ) -> bytes:
         """get_avatar
 
         GET /avatars/{user_id}
@@ -111,15 +107,14 @@ class AsyncMediaResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/avatars/{path_param(user_id)}",
-                authenticated=False,
+                f"/avatars/{_wire.path_param(user_id)}",
             ),
-            lambda response: None,
+            lambda response: response.content,
         )
 
     async def get_readme(
         self,
-    ) -> None:
+    ) -> str:
         """get_readme
 
         GET /readme
@@ -129,14 +124,13 @@ class AsyncMediaResource:
             Request(
                 "GET",
                 "/readme",
-                authenticated=False,
             ),
-            lambda response: None,
+            lambda response: response.text,
         )
 
     async def export_rows(
         self,
-    ) -> None:
+    ) -> str:
         """export_rows
 
         GET /export
@@ -146,14 +140,13 @@ class AsyncMediaResource:
             Request(
                 "GET",
                 "/export",
-                authenticated=False,
             ),
-            lambda response: None,
+            lambda response: response.text,
         )
 
     async def get_report(
         self,
-    ) -> GetReportResponse:
+    ) -> GetReportResponse | bytes:
         """get_report
 
         GET /report
@@ -163,9 +156,12 @@ class AsyncMediaResource:
             Request(
                 "GET",
                 "/report",
-                authenticated=False,
             ),
-            lambda response: GetReportResponse.model_validate_json(response.content),
+            lambda response: (
+                GetReportResponse.model_validate_json(response.content)
+                if _wire.is_json(response)
+                else response.content
+            ),
         )
 
 

@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import SubscribeRequest, SubscribeResponse
 
 if TYPE_CHECKING:
@@ -41,8 +37,9 @@ class EventsResource:
             Request(
                 "POST",
                 "/subscriptions",
-                body=body_of(SubscribeRequest, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=SubscribeRequest),)
+                ),
                 retry_safe=False,
             ),
             lambda response: SubscribeResponse.model_validate_json(response.content),
@@ -72,8 +69,9 @@ class AsyncEventsResource:
             Request(
                 "POST",
                 "/subscriptions",
-                body=body_of(SubscribeRequest, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=SubscribeRequest),)
+                ),
                 retry_safe=False,
             ),
             lambda response: SubscribeResponse.model_validate_json(response.content),

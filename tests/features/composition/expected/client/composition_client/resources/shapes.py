@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
 
 if TYPE_CHECKING:
@@ -41,8 +37,9 @@ class ShapesResource:
             Request(
                 "POST",
                 "/nodes",
-                body=body_of(NodeInput, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=NodeInput),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Node.model_validate_json(response.content),
@@ -65,8 +62,9 @@ class ShapesResource:
             Request(
                 "POST",
                 "/shapes",
-                body=body_of(Shape, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Shape),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Shape.model_validate_json(response.content),
@@ -89,8 +87,9 @@ class ShapesResource:
             Request(
                 "POST",
                 "/accounts",
-                body=body_of(AccountInput, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=AccountInput),)
+                ),
                 retry_safe=False,
             ),
             lambda response: AccountOutput.model_validate_json(response.content),
@@ -113,8 +112,9 @@ class ShapesResource:
             Request(
                 "POST",
                 "/values",
-                body=body_of(Value, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Value),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Value.model_validate_json(response.content),
@@ -144,8 +144,9 @@ class AsyncShapesResource:
             Request(
                 "POST",
                 "/nodes",
-                body=body_of(NodeInput, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=NodeInput),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Node.model_validate_json(response.content),
@@ -168,8 +169,9 @@ class AsyncShapesResource:
             Request(
                 "POST",
                 "/shapes",
-                body=body_of(Shape, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Shape),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Shape.model_validate_json(response.content),
@@ -192,8 +194,9 @@ class AsyncShapesResource:
             Request(
                 "POST",
                 "/accounts",
-                body=body_of(AccountInput, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=AccountInput),)
+                ),
                 retry_safe=False,
             ),
             lambda response: AccountOutput.model_validate_json(response.content),
@@ -216,8 +219,9 @@ class AsyncShapesResource:
             Request(
                 "POST",
                 "/values",
-                body=body_of(Value, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Value),)
+                ),
                 retry_safe=False,
             ),
             lambda response: Value.model_validate_json(response.content),

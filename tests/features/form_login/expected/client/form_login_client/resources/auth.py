@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import LoginRequestForm, LoginResponse
 
 if TYPE_CHECKING:
@@ -35,14 +31,21 @@ class AuthResource:
         Lifecycle: active
 
         Args:
-            body: LoginRequestForm, or plain data validated into it.
+            body: LoginRequestForm (or plain data), sent as application/x-www-form-
+                urlencoded.
         """
         return self._client._call(
             Request(
                 "POST",
                 "/login",
-                body=body_of(LoginRequestForm, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType(
+                            "application/x-www-form-urlencoded", "form", model=LoginRequestForm
+                        ),
+                    ),
+                ),
                 retry_safe=False,
             ),
             lambda response: LoginResponse.model_validate_json(response.content),
@@ -66,14 +69,21 @@ class AsyncAuthResource:
         Lifecycle: active
 
         Args:
-            body: LoginRequestForm, or plain data validated into it.
+            body: LoginRequestForm (or plain data), sent as application/x-www-form-
+                urlencoded.
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/login",
-                body=body_of(LoginRequestForm, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType(
+                            "application/x-www-form-urlencoded", "form", model=LoginRequestForm
+                        ),
+                    ),
+                ),
                 retry_safe=False,
             ),
             lambda response: LoginResponse.model_validate_json(response.content),

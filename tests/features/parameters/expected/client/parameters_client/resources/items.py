@@ -6,12 +6,8 @@ from __future__ import annotations
 import builtins
 from typing import TYPE_CHECKING
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import (
     Filter,
     FindItemsBox,
@@ -56,7 +52,7 @@ class ItemsResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/items/{path_param(kind)}/{path_param(ref)}",
+                f"/items/{_wire.path_param(kind)}/{_wire.path_param(ref)}",
                 query={
                     "ids": ids,
                     "colour": colour,
@@ -66,10 +62,39 @@ class ItemsResource:
                     "point": point,
                     "box": box,
                 },
+                styles={
+                    "ids": (
+                        "form",
+                        False,
+                    ),
+                    "words": (
+                        "spaceDelimited",
+                        False,
+                    ),
+                    "sizes": (
+                        "pipeDelimited",
+                        False,
+                    ),
+                    "filter": (
+                        "deepObject",
+                        True,
+                    ),
+                    "point": (
+                        "form",
+                        True,
+                    ),
+                    "box": (
+                        "form",
+                        False,
+                    ),
+                },
+                cookies=(
+                    ("session", session, True),
+                    ("theme", theme, True),
+                ),
                 headers={
                     "X-Request-Id": x_request_id,
                 },
-                authenticated=False,
             ),
             lambda response: FindItemsResponse.model_validate_json(response.content),
         )
@@ -86,8 +111,7 @@ class ItemsResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/tiles/{path_param(coords)}",
-                authenticated=False,
+                f"/tiles/{_wire.path_param(coords)}",
             ),
             lambda response: GetTileResponse.model_validate_json(response.content),
         )
@@ -123,7 +147,7 @@ class AsyncItemsResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/items/{path_param(kind)}/{path_param(ref)}",
+                f"/items/{_wire.path_param(kind)}/{_wire.path_param(ref)}",
                 query={
                     "ids": ids,
                     "colour": colour,
@@ -133,10 +157,39 @@ class AsyncItemsResource:
                     "point": point,
                     "box": box,
                 },
+                styles={
+                    "ids": (
+                        "form",
+                        False,
+                    ),
+                    "words": (
+                        "spaceDelimited",
+                        False,
+                    ),
+                    "sizes": (
+                        "pipeDelimited",
+                        False,
+                    ),
+                    "filter": (
+                        "deepObject",
+                        True,
+                    ),
+                    "point": (
+                        "form",
+                        True,
+                    ),
+                    "box": (
+                        "form",
+                        False,
+                    ),
+                },
+                cookies=(
+                    ("session", session, True),
+                    ("theme", theme, True),
+                ),
                 headers={
                     "X-Request-Id": x_request_id,
                 },
-                authenticated=False,
             ),
             lambda response: FindItemsResponse.model_validate_json(response.content),
         )
@@ -153,8 +206,7 @@ class AsyncItemsResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/tiles/{path_param(coords)}",
-                authenticated=False,
+                f"/tiles/{_wire.path_param(coords)}",
             ),
             lambda response: GetTileResponse.model_validate_json(response.content),
         )

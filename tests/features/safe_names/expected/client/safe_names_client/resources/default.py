@@ -6,13 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import ComExampleThing, NoneModel, ResponseModel, Role
 
 if TYPE_CHECKING:
@@ -45,7 +40,7 @@ class DefaultResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/users/{path_param(id_)}",
+                f"/users/{_wire.path_param(id_)}",
                 query={
                     "id": id_query,
                     "mixedCase": mixed_case,
@@ -57,7 +52,6 @@ class DefaultResource:
                 headers={
                     "from": from_,
                 },
-                authenticated=False,
             ),
             lambda response: ResponseModel.model_validate_json(response.content),
         )
@@ -79,9 +73,10 @@ class DefaultResource:
         return self._client._call(
             Request(
                 "PUT",
-                f"/users/{path_param(id_)}",
-                body=body_of(Role, body),
-                authenticated=False,
+                f"/users/{_wire.path_param(id_)}",
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Role),)
+                ),
             ),
             lambda response: Role.model_validate_json(response.content),
         )
@@ -103,9 +98,10 @@ class DefaultResource:
         return self._client._call(
             Request(
                 "POST",
-                f"/models/{path_param(uuid)}",
-                body=body_of(NoneModel, body),
-                authenticated=False,
+                f"/models/{_wire.path_param(uuid)}",
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=NoneModel),)
+                ),
                 retry_safe=False,
             ),
             lambda response: ComExampleThing.model_validate_json(response.content),
@@ -138,7 +134,7 @@ class AsyncDefaultResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/users/{path_param(id_)}",
+                f"/users/{_wire.path_param(id_)}",
                 query={
                     "id": id_query,
                     "mixedCase": mixed_case,
@@ -150,7 +146,6 @@ class AsyncDefaultResource:
                 headers={
                     "from": from_,
                 },
-                authenticated=False,
             ),
             lambda response: ResponseModel.model_validate_json(response.content),
         )
@@ -172,9 +167,10 @@ class AsyncDefaultResource:
         return await self._client._call(
             Request(
                 "PUT",
-                f"/users/{path_param(id_)}",
-                body=body_of(Role, body),
-                authenticated=False,
+                f"/users/{_wire.path_param(id_)}",
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=Role),)
+                ),
             ),
             lambda response: Role.model_validate_json(response.content),
         )
@@ -196,9 +192,10 @@ class AsyncDefaultResource:
         return await self._client._call(
             Request(
                 "POST",
-                f"/models/{path_param(uuid)}",
-                body=body_of(NoneModel, body),
-                authenticated=False,
+                f"/models/{_wire.path_param(uuid)}",
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=NoneModel),)
+                ),
                 retry_safe=False,
             ),
             lambda response: ComExampleThing.model_validate_json(response.content),

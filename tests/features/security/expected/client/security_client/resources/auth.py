@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    to_raw_response_wrapper,
-)
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import Who
 
 if TYPE_CHECKING:
@@ -34,6 +30,7 @@ class AuthResource:
             Request(
                 "GET",
                 "/basic",
+                security=(("basic",),),
             ),
             lambda response: Who.model_validate_json(response.content),
         )
@@ -50,6 +47,7 @@ class AuthResource:
             Request(
                 "GET",
                 "/bearer",
+                security=(("bearer",),),
             ),
             lambda response: Who.model_validate_json(response.content),
         )
@@ -66,6 +64,11 @@ class AuthResource:
             Request(
                 "GET",
                 "/keys",
+                security=(
+                    ("header_key",),
+                    ("query_key",),
+                    ("cookie_key",),
+                ),
             ),
             lambda response: Who.model_validate_json(response.content),
         )
@@ -82,22 +85,39 @@ class AuthResource:
             Request(
                 "GET",
                 "/both",
+                security=(
+                    (
+                        "header_key",
+                        "oauth",
+                    ),
+                ),
             ),
             lambda response: Who.model_validate_json(response.content),
         )
 
     def optional_auth(
         self,
+        *,
+        oidc_token: str | None = None,
     ) -> Who:
         """optional_auth
 
         GET /maybe
         Lifecycle: active
+
+        Args:
+            oidc_token: the oidc bearer token for this call (default: the client's option of
+                that name).
         """
         return self._client._call(
             Request(
                 "GET",
                 "/maybe",
+                security=(
+                    ("oidc",),
+                    (),
+                ),
+                credentials={} if oidc_token is None else {"oidc": oidc_token},
             ),
             lambda response: Who.model_validate_json(response.content),
         )
@@ -114,7 +134,6 @@ class AuthResource:
             Request(
                 "GET",
                 "/open",
-                authenticated=False,
             ),
             lambda response: None,
         )
@@ -138,6 +157,7 @@ class AsyncAuthResource:
             Request(
                 "GET",
                 "/basic",
+                security=(("basic",),),
             ),
             lambda response: Who.model_validate_json(response.content),
         )
@@ -154,6 +174,7 @@ class AsyncAuthResource:
             Request(
                 "GET",
                 "/bearer",
+                security=(("bearer",),),
             ),
             lambda response: Who.model_validate_json(response.content),
         )
@@ -170,6 +191,11 @@ class AsyncAuthResource:
             Request(
                 "GET",
                 "/keys",
+                security=(
+                    ("header_key",),
+                    ("query_key",),
+                    ("cookie_key",),
+                ),
             ),
             lambda response: Who.model_validate_json(response.content),
         )
@@ -186,22 +212,39 @@ class AsyncAuthResource:
             Request(
                 "GET",
                 "/both",
+                security=(
+                    (
+                        "header_key",
+                        "oauth",
+                    ),
+                ),
             ),
             lambda response: Who.model_validate_json(response.content),
         )
 
     async def optional_auth(
         self,
+        *,
+        oidc_token: str | None = None,
     ) -> Who:
         """optional_auth
 
         GET /maybe
         Lifecycle: active
+
+        Args:
+            oidc_token: the oidc bearer token for this call (default: the client's option of
+                that name).
         """
         return await self._client._call(
             Request(
                 "GET",
                 "/maybe",
+                security=(
+                    ("oidc",),
+                    (),
+                ),
+                credentials={} if oidc_token is None else {"oidc": oidc_token},
             ),
             lambda response: Who.model_validate_json(response.content),
         )
@@ -218,7 +261,6 @@ class AsyncAuthResource:
             Request(
                 "GET",
                 "/open",
-                authenticated=False,
             ),
             lambda response: None,
         )

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import Job
 
 if TYPE_CHECKING:
@@ -35,7 +31,6 @@ class JobsResource:
             Request(
                 "POST",
                 "/jobs",
-                authenticated=False,
                 retry_safe=False,
             ),
             lambda response: Job.model_validate_json(response.content),
@@ -53,8 +48,7 @@ class JobsResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/jobs/{path_param(job_id)}",
-                authenticated=False,
+                f"/jobs/{_wire.path_param(job_id)}",
             ),
             lambda response: Job.model_validate_json(response.content),
         )
@@ -78,7 +72,6 @@ class AsyncJobsResource:
             Request(
                 "POST",
                 "/jobs",
-                authenticated=False,
                 retry_safe=False,
             ),
             lambda response: Job.model_validate_json(response.content),
@@ -96,8 +89,7 @@ class AsyncJobsResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/jobs/{path_param(job_id)}",
-                authenticated=False,
+                f"/jobs/{_wire.path_param(job_id)}",
             ),
             lambda response: Job.model_validate_json(response.content),
         )

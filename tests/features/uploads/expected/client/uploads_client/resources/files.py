@@ -6,13 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import Document, Stored, UploadFileRequestMultipart
 
 if TYPE_CHECKING:
@@ -36,14 +31,23 @@ class FilesResource:
         Lifecycle: active
 
         Args:
-            body: UploadFileRequestMultipart, or plain data validated into it.
+            body: UploadFileRequestMultipart (or plain data), sent as multipart/form-data.
         """
         return self._client._call(
             Request(
                 "POST",
                 "/files",
-                body=body_of(UploadFileRequestMultipart, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType(
+                            "multipart/form-data",
+                            "multipart",
+                            model=UploadFileRequestMultipart,
+                            files=("file", "attachments"),
+                        ),
+                    ),
+                ),
                 retry_safe=False,
             ),
             lambda response: Stored.model_validate_json(response.content),
@@ -53,7 +57,7 @@ class FilesResource:
         self,
         name: str,
         *,
-        body: bytes | Mapping[str, Any],
+        body: bytes,
     ) -> Stored:
         """put_blob
 
@@ -61,14 +65,13 @@ class FilesResource:
         Lifecycle: active
 
         Args:
-            body: bytes, or plain data validated into it.
+            body: bytes, sent as application/octet-stream.
         """
         return self._client._call(
             Request(
                 "PUT",
-                f"/blobs/{path_param(name)}",
-                body=body_of(bytes, body),
-                authenticated=False,
+                f"/blobs/{_wire.path_param(name)}",
+                body=_wire.payload(body, (_wire.MediaType("application/octet-stream", "binary"),)),
             ),
             lambda response: Stored.model_validate_json(response.content),
         )
@@ -76,7 +79,7 @@ class FilesResource:
     def post_note(
         self,
         *,
-        body: str | Mapping[str, Any],
+        body: str,
     ) -> Stored:
         """post_note
 
@@ -84,14 +87,13 @@ class FilesResource:
         Lifecycle: active
 
         Args:
-            body: str, or plain data validated into it.
+            body: str, sent as text/plain.
         """
         return self._client._call(
             Request(
                 "POST",
                 "/notes",
-                body=body_of(str, body),
-                authenticated=False,
+                body=_wire.payload(body, (_wire.MediaType("text/plain", "text"),)),
                 retry_safe=False,
             ),
             lambda response: Stored.model_validate_json(response.content),
@@ -100,7 +102,8 @@ class FilesResource:
     def post_document(
         self,
         *,
-        body: Document | Mapping[str, Any],
+        body: Document | Mapping[str, Any] | bytes,
+        content_type: str | None = None,
     ) -> Stored:
         """JSON or raw bytes, the client chooses
 
@@ -108,14 +111,22 @@ class FilesResource:
         Lifecycle: active
 
         Args:
-            body: Document, or plain data validated into it.
+            body: Document (or plain data), sent as application/json; or bytes, sent as
+                application/pdf.
+            content_type: the media type to send (default: by value).
         """
         return self._client._call(
             Request(
                 "POST",
                 "/documents",
-                body=body_of(Document, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType("application/json", "json", model=Document),
+                        _wire.MediaType("application/pdf", "binary"),
+                    ),
+                    content_type,
+                ),
                 retry_safe=False,
             ),
             lambda response: Stored.model_validate_json(response.content),
@@ -139,14 +150,23 @@ class AsyncFilesResource:
         Lifecycle: active
 
         Args:
-            body: UploadFileRequestMultipart, or plain data validated into it.
+            body: UploadFileRequestMultipart (or plain data), sent as multipart/form-data.
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/files",
-                body=body_of(UploadFileRequestMultipart, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType(
+                            "multipart/form-data",
+                            "multipart",
+                            model=UploadFileRequestMultipart,
+                            files=("file", "attachments"),
+                        ),
+                    ),
+                ),
                 retry_safe=False,
             ),
             lambda response: Stored.model_validate_json(response.content),
@@ -156,7 +176,7 @@ class AsyncFilesResource:
         self,
         name: str,
         *,
-        body: bytes | Mapping[str, Any],
+        body: bytes,
     ) -> Stored:
         """put_blob
 
@@ -164,14 +184,13 @@ class AsyncFilesResource:
         Lifecycle: active
 
         Args:
-            body: bytes, or plain data validated into it.
+            body: bytes, sent as application/octet-stream.
         """
         return await self._client._call(
             Request(
                 "PUT",
-                f"/blobs/{path_param(name)}",
-                body=body_of(bytes, body),
-                authenticated=False,
+                f"/blobs/{_wire.path_param(name)}",
+                body=_wire.payload(body, (_wire.MediaType("application/octet-stream", "binary"),)),
             ),
             lambda response: Stored.model_validate_json(response.content),
         )
@@ -179,7 +198,7 @@ class AsyncFilesResource:
     async def post_note(
         self,
         *,
-        body: str | Mapping[str, Any],
+        body: str,
     ) -> Stored:
         """post_note
 
@@ -187,14 +206,13 @@ class AsyncFilesResource:
         Lifecycle: active
 
         Args:
-            body: str, or plain data validated into it.
+            body: str, sent as text/plain.
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/notes",
-                body=body_of(str, body),
-                authenticated=False,
+                body=_wire.payload(body, (_wire.MediaType("text/plain", "text"),)),
                 retry_safe=False,
             ),
             lambda response: Stored.model_validate_json(response.content),
@@ -203,7 +221,8 @@ class AsyncFilesResource:
     async def post_document(
         self,
         *,
-        body: Document | Mapping[str, Any],
+        body: Document | Mapping[str, Any] | bytes,
+        content_type: str | None = None,
     ) -> Stored:
         """JSON or raw bytes, the client chooses
 
@@ -211,14 +230,22 @@ class AsyncFilesResource:
         Lifecycle: active
 
         Args:
-            body: Document, or plain data validated into it.
+            body: Document (or plain data), sent as application/json; or bytes, sent as
+                application/pdf.
+            content_type: the media type to send (default: by value).
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/documents",
-                body=body_of(Document, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType("application/json", "json", model=Document),
+                        _wire.MediaType("application/pdf", "binary"),
+                    ),
+                    content_type,
+                ),
                 retry_safe=False,
             ),
             lambda response: Stored.model_validate_json(response.content),
