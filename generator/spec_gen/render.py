@@ -41,7 +41,8 @@ def _doc_escape(text: str) -> str:
 
 def op_badges(op: Operation) -> str:
     parts = [f"Tier: {op.tier}" if op.tier else "", f"Scope: {op.scope}" if op.scope else ""]
-    parts.append(f"Lifecycle: {op.lifecycle}")
+    if "x-lifecycle" in op.extensions:
+        parts.append(f"Lifecycle: {op.lifecycle}")
     if op.feature_flag:
         parts.append(f"Feature flag: {op.feature_flag}")
     if op.provisional:
@@ -54,7 +55,8 @@ def op_docstring(op: Operation, indent: int) -> str:
     pad = " " * indent
     lines = [docline(op.summary or op.operation_id), ""]
     lines.append(f"{op.method.upper()} {op.full_path}")
-    lines.append(op_badges(op))
+    if op_badges(op):
+        lines.append(op_badges(op))
     if op.description.strip():
         lines.append("")
         for paragraph in op.description.strip().split("\n\n"):

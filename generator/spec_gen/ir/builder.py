@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from ..errors import at
 from ..load import resolve_pointer
-from ..naming import module_name, pascal, snake
+from ..naming import pascal, snake
 from . import media as media_mod
 from . import params as params_mod
 from .model import (
@@ -27,7 +27,7 @@ from .model import (
     Tag,
     WebhookOperation,
 )
-from .names import identifier, unique
+from .names import OPERATION_RESERVED, identifier, module_identifier, unique
 from .schemas import SCHEMA_REF, SchemaSet, escape, rewrite_refs, variant
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -390,11 +390,12 @@ class Builder:
         default_reqs = requirements(doc.get("security"))
         tags: dict[str, Tag] = {}
         modules: set[str] = set()
-        classes: set[str] = set()
+        # a tag's Protocol is <Class>Api: never the name of a model class it imports
+        classes: set[str] = {n[: -len("Api")] for n in self.set.schemas if n.endswith("Api")}
 
         def tag_for(name: str, description: str = "") -> Tag:
             if name not in tags:
-                module = unique(module_name(name) or "default", modules)
+                module = module_identifier(name, modules)
                 cls = unique(pascal(name) or "Default", classes)
                 tags[name] = Tag(name, description, module=module, class_name=cls)
             return tags[name]
@@ -447,9 +448,7 @@ class Builder:
                         pointer=pointer,
                         requirements=reqs,
                         callbacks=self.callbacks(raw.get("callbacks") or {}, op_name, pointer),
-                        python_name=identifier(
-                            op_id, py_names, frozenset({"create_router", "router"})
-                        ),
+                        python_name=identifier(op_id, py_names, OPERATION_RESERVED),
                     )
                 operations.append(op)
                 tag.operations.append(op)

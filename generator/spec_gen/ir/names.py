@@ -31,7 +31,24 @@ IMPORTED = frozenset(
 _BUILTINS = frozenset(dir(builtins))
 _UNSAFE_CLASS = RESERVED | IMPORTED | _BUILTINS | {"None", "True", "False"}
 # names a router's or interface's function body uses beside its arguments
-HANDLER_RESERVED = frozenset({"self", "ctx", "body", "request", "credentials", "impl", "context"})
+HANDLER_RESERVED = frozenset(
+    {"self", "ctx", "body", "request", "credentials", "impl", "context", "result", "content_type"}
+)
+# names an operation's handler function must not take inside `create_router` (its locals and
+# the module-level names the routes use after it)
+OPERATION_RESERVED = HANDLER_RESERVED | {
+    "router", "create_router", "transport", "security", "runtime", "models", "interfaces",
+}  # fmt: skip
+
+
+def module_identifier(text: str, taken: set[str]) -> str:
+    """A module name for a tag, also a keyword argument of `create_api_router`."""
+    name = snake(text).rstrip("_") or "default"
+    if keyword.iskeyword(name) or name in HANDLER_RESERVED or name.startswith("__"):
+        name += "_"
+    if name[0].isdigit():
+        name = "_" + name
+    return unique(name, taken)
 
 
 def class_name(text: str, taken: set[str]) -> str:

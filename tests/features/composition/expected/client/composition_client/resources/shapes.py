@@ -28,7 +28,6 @@ class ShapesResource:
         """create_node
 
         POST /nodes
-        Lifecycle: active
 
         Args:
             body: NodeInput, or plain data validated into it.
@@ -53,7 +52,6 @@ class ShapesResource:
         """create_shape
 
         POST /shapes
-        Lifecycle: active
 
         Args:
             body: Shape, or plain data validated into it.
@@ -78,7 +76,6 @@ class ShapesResource:
         """create_account
 
         POST /accounts
-        Lifecycle: active
 
         Args:
             body: AccountInput, or plain data validated into it.
@@ -103,7 +100,6 @@ class ShapesResource:
         """echo_value
 
         POST /values
-        Lifecycle: active
 
         Args:
             body: Value, or plain data validated into it.
@@ -135,7 +131,6 @@ class AsyncShapesResource:
         """create_node
 
         POST /nodes
-        Lifecycle: active
 
         Args:
             body: NodeInput, or plain data validated into it.
@@ -160,7 +155,6 @@ class AsyncShapesResource:
         """create_shape
 
         POST /shapes
-        Lifecycle: active
 
         Args:
             body: Shape, or plain data validated into it.
@@ -185,7 +179,6 @@ class AsyncShapesResource:
         """create_account
 
         POST /accounts
-        Lifecycle: active
 
         Args:
             body: AccountInput, or plain data validated into it.
@@ -210,7 +203,6 @@ class AsyncShapesResource:
         """echo_value
 
         POST /values
-        Lifecycle: active
 
         Args:
             body: Value, or plain data validated into it.

@@ -19,7 +19,6 @@ class ShapesApi(Protocol[ContextT_contra]):
         """create_node
 
         POST /nodes
-        Lifecycle: active
         """
         ...
 
@@ -32,7 +31,6 @@ class ShapesApi(Protocol[ContextT_contra]):
         """create_shape
 
         POST /shapes
-        Lifecycle: active
         """
         ...
 
@@ -45,7 +43,6 @@ class ShapesApi(Protocol[ContextT_contra]):
         """create_account
 
         POST /accounts
-        Lifecycle: active
         """
         ...
 
@@ -58,6 +55,5 @@ class ShapesApi(Protocol[ContextT_contra]):
         """echo_value
 
         POST /values
-        Lifecycle: active
         """
         ...

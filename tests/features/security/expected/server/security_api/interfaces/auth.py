@@ -20,7 +20,6 @@ class AuthApi(Protocol[ContextT_contra]):
         """with_basic
 
         GET /basic
-        Lifecycle: active
         """
         ...
 
@@ -33,7 +32,6 @@ class AuthApi(Protocol[ContextT_contra]):
         """with_bearer
 
         GET /bearer
-        Lifecycle: active
         """
         ...
 
@@ -46,7 +44,6 @@ class AuthApi(Protocol[ContextT_contra]):
         """with_api_key
 
         GET /keys
-        Lifecycle: active
         """
         ...
 
@@ -59,7 +56,6 @@ class AuthApi(Protocol[ContextT_contra]):
         """with_key_and_bearer
 
         GET /both
-        Lifecycle: active
         """
         ...
 
@@ -72,7 +68,6 @@ class AuthApi(Protocol[ContextT_contra]):
         """optional_auth
 
         GET /maybe
-        Lifecycle: active
         """
         ...
 
@@ -83,6 +78,5 @@ class AuthApi(Protocol[ContextT_contra]):
         """no_auth
 
         GET /open
-        Lifecycle: active
         """
         ...
