@@ -111,9 +111,16 @@ def allof_overrides(schemas: dict[str, Any]) -> bool:
             found |= props(member, seen)
         return found
 
+    # a discriminator makes datamodel-code-generator narrow the subclass's property to a
+    # Literal, whatever type its base declares
+    discriminated = '"discriminator"' in json.dumps(schemas)
     for schema in schemas.values():
         members = schema.get("allOf") if isinstance(schema, dict) else None
-        if not isinstance(members, list) or len(members) < 2:
+        if not isinstance(members, list):
+            continue
+        if discriminated and any(isinstance(m, dict) and "$ref" in m for m in members):
+            return True
+        if len(members) < 2:
             continue
         seen: set[str] = set()
         for member in members:
