@@ -17,6 +17,9 @@ class Items:
         self.seen = kwargs
         return M.FindItemsResponse.model_validate({"ok": True})
 
+    async def get_label_matrix(self, ctx: str, *, ids: list[int], point: int) -> Any:
+        return M.GetLabelMatrixResponse([*ids, point])
+
     async def get_tile(self, ctx: str, *, coords: list[int]) -> Any:
         self.seen = {"coords": coords}
         return M.GetTileResponse(coords)
@@ -75,3 +78,9 @@ def test_simple_array_in_path() -> None:
     client = serve("parameters", items=items)
     assert client.get("/tiles/3,4,5").json() == [3, 4, 5]
     assert client.get("/tiles/3,x").status_code == 422
+
+
+def test_label_and_matrix_path_styles() -> None:
+    client = serve("parameters", items=Items())
+    assert client.get("/labels/.3,4/;point=5").json() == [3, 4, 5]
+    assert client.get("/labels/.3,x/;point=5").status_code == 422

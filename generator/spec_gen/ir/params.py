@@ -41,6 +41,8 @@ def shape(schema: dict[str, Any]) -> str:
 
 def is_native(location: str, style: str, explode: bool, kind: str, scalar_type: bool) -> bool:
     """Whether FastAPI's own Path/Query/Header/Cookie reads this parameter as the spec means."""
+    if style in ("label", "matrix"):  # `.5` / `;id=5`: the prefix is the decoder's job
+        return False
     if kind == "scalar":
         return scalar_type
     if kind == "array" and location == "query" and style == "form" and explode:

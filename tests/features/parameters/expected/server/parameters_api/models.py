@@ -45,3 +45,7 @@ class FindItemsResponse(BaseModel):
 
 class GetTileResponse(RootModel[list[int]]):
     root: list[int]
+
+
+class GetLabelMatrixResponse(RootModel[list[int]]):
+    root: list[int]

@@ -39,5 +39,21 @@ OPERATIONS: MappingProxyType[str, OperationInfo] = MappingProxyType(
             context_headers=(),
             extensions=MappingProxyType({}),
         ),
+        "get_label_matrix": OperationInfo(
+            operation_id="get_label_matrix",
+            method="GET",
+            path="/labels/{ids}/{point}",
+            tag="items",
+            success_status=200,
+            tier=None,
+            scope=None,
+            lifecycle="active",
+            pagination="none",
+            feature_flag=None,
+            provisional=False,
+            security=(),
+            context_headers=(),
+            extensions=MappingProxyType({}),
+        ),
     }
 )

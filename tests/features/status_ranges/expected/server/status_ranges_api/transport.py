@@ -71,6 +71,8 @@ def _decode(request: Request, location: str, name: str, style: str, explode: boo
     values = _raw(request, location, name)
     if not values:
         return None
+    if location == "path" and style in ("label", "matrix"):
+        return _prefixed(values[0], name, style, explode, shape)
     if shape == "array":
         if location == "query" and style == "form" and explode:
             return values
@@ -81,6 +83,29 @@ def _decode(request: Request, location: str, name: str, style: str, explode: boo
             return dict(part.partition("=")[::2] for part in parts)
         return dict(zip(parts[::2], parts[1::2], strict=False))
     return values[0]
+
+
+def _prefixed(raw: str, name: str, style: str, explode: bool, shape: str) -> Any:
+    """A `label` (`.a.b`) or `matrix` (`;n=a;n=b`) path segment."""
+    if style == "label":
+        parts = raw[1:].split("." if explode else ",") if raw.startswith(".") else [raw]
+        if shape == "array":
+            return parts
+        if shape == "object":
+            if explode:
+                return dict(part.partition("=")[::2] for part in parts)
+            return dict(zip(parts[::2], parts[1::2], strict=False))
+        return ".".join(parts) if explode else ",".join(parts)
+    pairs = [part.partition("=") for part in raw.split(";") if part]
+    if shape == "object" and explode:
+        return {key: value for key, _, value in pairs}
+    values = [value for key, _, value in pairs if key == name]
+    if shape == "array":
+        return values if explode else [v for value in values for v in value.split(",")]
+    if shape == "object":
+        parts = values[0].split(",") if values else []
+        return dict(zip(parts[::2], parts[1::2], strict=False))
+    return values[0] if values else raw
 
 
 def parameter(name: str, location: str, adapter: TypeAdapter[Any], *, style: str, explode: bool,

@@ -15,6 +15,7 @@ from ..models import (
     FindItemsPoint,
     FindItemsRef,
     FindItemsResponse,
+    GetLabelMatrixResponse,
     GetTileResponse,
 )
 
@@ -114,6 +115,23 @@ class ItemsResource:
             lambda response: GetTileResponse.model_validate_json(response.content),
         )
 
+    def get_label_matrix(
+        self,
+        ids: builtins.list[int],
+        point: int,
+    ) -> GetLabelMatrixResponse:
+        """get_label_matrix
+
+        GET /labels/{ids}/{point}
+        """
+        return self._client._call(
+            Request(
+                "GET",
+                f"/labels/{_wire.path_param(ids, 'label', False, 'ids')}/{_wire.path_param(point, 'matrix', False, 'point')}",
+            ),
+            lambda response: GetLabelMatrixResponse.model_validate_json(response.content),
+        )
+
 
 class AsyncItemsResource:
     """No description."""
@@ -207,6 +225,23 @@ class AsyncItemsResource:
             lambda response: GetTileResponse.model_validate_json(response.content),
         )
 
+    async def get_label_matrix(
+        self,
+        ids: builtins.list[int],
+        point: int,
+    ) -> GetLabelMatrixResponse:
+        """get_label_matrix
+
+        GET /labels/{ids}/{point}
+        """
+        return await self._client._call(
+            Request(
+                "GET",
+                f"/labels/{_wire.path_param(ids, 'label', False, 'ids')}/{_wire.path_param(point, 'matrix', False, 'point')}",
+            ),
+            lambda response: GetLabelMatrixResponse.model_validate_json(response.content),
+        )
+
 
 class ItemsResourceWithRawResponse:
     """`items` answering `APIResponse` objects (status, headers, `.parse()`)."""
@@ -214,6 +249,7 @@ class ItemsResourceWithRawResponse:
     def __init__(self, resource: ItemsResource) -> None:
         self.find_items = to_raw_response_wrapper(resource.find_items)
         self.get_tile = to_raw_response_wrapper(resource.get_tile)
+        self.get_label_matrix = to_raw_response_wrapper(resource.get_label_matrix)
 
 
 class AsyncItemsResourceWithRawResponse:
@@ -222,3 +258,4 @@ class AsyncItemsResourceWithRawResponse:
     def __init__(self, resource: AsyncItemsResource) -> None:
         self.find_items = async_to_raw_response_wrapper(resource.find_items)
         self.get_tile = async_to_raw_response_wrapper(resource.get_tile)
+        self.get_label_matrix = async_to_raw_response_wrapper(resource.get_label_matrix)

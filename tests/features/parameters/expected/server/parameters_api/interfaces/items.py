@@ -10,6 +10,7 @@ from ..models import (
     FindItemsPoint,
     FindItemsRef,
     FindItemsResponse,
+    GetLabelMatrixResponse,
     GetTileResponse,
 )
 from ..runtime import ContextT_contra
@@ -50,5 +51,18 @@ class ItemsApi(Protocol[ContextT_contra]):
         """get_tile
 
         GET /tiles/{coords}
+        """
+        ...
+
+    async def get_label_matrix(
+        self,
+        ctx: ContextT_contra,
+        *,
+        ids: list[int],
+        point: int,
+    ) -> GetLabelMatrixResponse:
+        """get_label_matrix
+
+        GET /labels/{ids}/{point}
         """
         ...

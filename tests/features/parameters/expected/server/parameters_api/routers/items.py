@@ -15,6 +15,7 @@ from ..models import (
     FindItemsPoint,
     FindItemsRef,
     FindItemsResponse,
+    GetLabelMatrixResponse,
     GetTileResponse,
 )
 from ..operations import OPERATIONS
@@ -190,6 +191,51 @@ def create_router(impl: ItemsApi[ContextT], context: ContextProvider[ContextT]) 
         return await impl.get_tile(
             ctx,
             coords=coords,
+        )
+
+    @router.get(
+        "/labels/{ids}/{point}",
+        operation_id="get_label_matrix",
+        summary="",
+        status_code=200,
+        response_model=GetLabelMatrixResponse,
+    )
+    async def get_label_matrix(
+        ctx: Annotated[Any, Depends(context(OPERATIONS["get_label_matrix"]))],
+        *,
+        ids: Annotated[
+            list[int],
+            Depends(
+                transport.parameter(
+                    "ids",
+                    "path",
+                    TypeAdapter(list[int]),
+                    style="label",
+                    explode=False,
+                    shape="array",
+                    required=True,
+                )
+            ),
+        ],
+        point: Annotated[
+            int,
+            Depends(
+                transport.parameter(
+                    "point",
+                    "path",
+                    TypeAdapter(int),
+                    style="matrix",
+                    explode=False,
+                    shape="scalar",
+                    required=True,
+                )
+            ),
+        ],
+    ) -> GetLabelMatrixResponse:
+        return await impl.get_label_matrix(
+            ctx,
+            ids=ids,
+            point=point,
         )
 
     return router
