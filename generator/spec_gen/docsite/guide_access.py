@@ -6,7 +6,8 @@ from ..examples import (
     op_credentials,
 )
 from ..ir import Api, Operation
-from ..targets.client import ClientOp, environments, key_modes
+from ..targets.client import ClientOp
+from ..targets.client_facts import environments, key_modes
 from .guide_common import (
     curl_code,
     first_operation,

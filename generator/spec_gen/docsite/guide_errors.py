@@ -9,7 +9,8 @@ from ..examples import (
     example_request,
 )
 from ..ir import MISSING, Api, Operation
-from ..targets.client import ClientOp, status_docs
+from ..targets.client import ClientOp
+from ..targets.client_facts import status_docs
 from .guide_common import (
     first_operation,
     ops_text,

@@ -8,7 +8,8 @@ from ..examples import (
     example_value,
 )
 from ..ir import Api, resolve_schema
-from ..targets.client import ClientOp, webhook_signature
+from ..targets.client import ClientOp
+from ..targets.client_facts import webhook_signature
 from .guide_common import (
     first_operation,
     op_link,

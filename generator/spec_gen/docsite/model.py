@@ -9,8 +9,9 @@ from http import HTTPStatus
 from typing import ClassVar
 
 from ..ir import Api, Operation
-from ..targets.client import ClientOp, status_errors
+from ..targets.client import ClientOp
 from ..targets.client_auth import Scheme, primary_scheme, schemes
+from ..targets.client_facts import status_errors
 
 SERVER_ERROR_CLASS = "InternalServerError"  # the client's class for every 5xx (client/errors.py.j2)
 
