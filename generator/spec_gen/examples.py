@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .ir import MISSING, Api, Operation, Param, resolve_schema
+from .targets import client_wire
 from .targets.client_auth import Scheme, operation_schemes, schemes
 
 FORMATS: dict[str, Any] = {
@@ -248,8 +249,52 @@ def curl_command(api: Api, example: ExampleRequest, origin: str, env_prefix: str
         lines.append(curl_auth(scheme))
     for name, value in example.headers:
         lines.append("-H " + shlex.quote(f"{name}: {value}"))
-    if example.body is not MISSING:
-        content_type = op.body.content_type if op.body else "application/json"
-        lines.append("-H " + shlex.quote(f"Content-Type: {content_type}"))
-        lines.append("-d " + shlex.quote(literal(example.body, indent=2)))
+    if example.body is not MISSING and op.body is not None:
+        lines += curl_body(op, example.body)
+    if client_wire.raw_result(op.success) is not None and client_wire.response_kind(op.success) in (
+        "binary",
+        "mixed",
+    ):
+        lines.append("-o answer.bin")
     return " \\\n  ".join(lines)
+
+
+def curl_body(op: Operation, value: Any) -> list[str]:
+    """The curl options sending a body in its (first) media type."""
+    media = client_wire.body_media(op.body)[0]
+    if media.kind == "multipart":
+        files = {f.name for f in media.fields if f.is_file}
+        fields = value.items() if isinstance(value, dict) else []
+        return [
+            "-F " + shlex.quote(f"{k}=@{k}.bin" if k in files else f"{k}={_wire(v)}")
+            for k, v in fields
+        ]
+    if media.kind == "form":
+        fields = value.items() if isinstance(value, dict) else []
+        return ["--data-urlencode " + shlex.quote(f"{k}={_wire(v)}") for k, v in fields]
+    out = ["-H " + shlex.quote(f"Content-Type: {media.content_type}")]
+    if media.kind == "binary":
+        return out + ["--data-binary @body.bin"]
+    if media.kind == "text":
+        return out + ["--data-binary " + shlex.quote(_wire(value))]
+    return out + ["-d " + shlex.quote(literal(value, indent=2))]
+
+
+def python_body(op: Operation, value: Any) -> str | None:
+    """The `body=` value of a Python example when it is not the JSON literal (None): files
+    read as bytes for binary media."""
+    media = client_wire.body_media(op.body)[0] if op.body else None
+    if media is not None and media.kind == "binary":
+        return 'open("body.bin", "rb").read()'
+    if media is not None and media.kind == "text":
+        return json.dumps(_wire(value), ensure_ascii=False)
+    files = {f.name for f in media.fields if f.is_file} if media is not None else set()
+    if files and isinstance(value, dict):
+        items = [
+            f'"{k}": open("{k}.bin", "rb").read()'
+            if k in files
+            else f'"{k}": {literal(v, python=True)}'
+            for k, v in value.items()
+        ]
+        return "{" + ", ".join(items) + "}"
+    return None

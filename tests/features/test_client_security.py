@@ -5,6 +5,7 @@ answering which credentials arrived), over real HTTP."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -54,7 +55,7 @@ def base_url() -> Iterator[str]:
 
 @pytest.fixture(autouse=True)
 def no_credentials_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for env in C.base.CREDENTIAL_ENVS.values():
+    for env in importlib.import_module("security_client.auth").CREDENTIAL_ENVS.values():
         monkeypatch.delenv(env, raising=False)
 
 

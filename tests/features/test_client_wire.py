@@ -171,3 +171,25 @@ def test_every_parameter_style_arrives_as_sent() -> None:
     assert (seen["words"], seen["sizes"]) == (["a", "b"], [3, 4])
     assert seen["filter_"] == m.Filter(name="x", min_price=2.5, in_stock=True)
     assert (seen["point"].x, seen["point"].y, seen["box"].w, seen["box"].h) == (1, 2, 3, 4)
+
+
+class Jobs:
+    async def start_job(self, ctx: str) -> Any:
+        return models("status_ranges").Job(id="j1", state="queued")
+
+    async def get_job(self, ctx: str, *, job_id: str) -> Any:
+        if job_id == "missing":
+            from fastapi import HTTPException
+
+            raise HTTPException(404, "no such job")
+        return models("status_ranges").Job(id=job_id, state="done")
+
+
+def test_status_ranges_and_default_answers_are_parsed() -> None:
+    with serve_http(app("status_ranges", jobs=Jobs())) as url:
+        c = package("status_ranges", "client")
+        client = c.Client(base_url=url, max_retries=0)
+        assert client.jobs.start_job().state.value == "queued"
+        assert client.jobs.get_job("j2").id == "j2"
+        with pytest.raises(c.NotFoundError):
+            client.jobs.get_job("missing")

@@ -9,7 +9,8 @@ from __future__ import annotations
 from ..ir import Api
 from ..targets.client import client_views
 from .guides import guides as make_guides
-from .model import DocsSettings, Site, TagDoc, operation_doc, overview
+from .model import DocsSettings, Site, TagDoc
+from .operations import operation_doc, overview
 
 
 def build_site(api: Api, settings: DocsSettings) -> Site:

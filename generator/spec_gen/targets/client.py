@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from typing import Any
 
 from ..examples import param_example, request_example
@@ -13,20 +11,19 @@ from ..naming import pascal, snake
 from ..render import names_in
 from . import Target, client_wire
 from .client_auth import Scheme, primary_scheme, schemes, token_param
+from .client_facts import (
+    context_headers,
+    environments,
+    key_modes,
+    rate_limits,
+    status_docs,
+    status_errors,
+    webhook_signature,
+)
 from .client_names import client_paths
 
 IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
 PRIMITIVES = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
-
-ERROR_NAMES = {
-    400: "BadRequestError",
-    401: "AuthenticationError",
-    403: "PermissionDeniedError",
-    404: "NotFoundError",
-    409: "ConflictError",
-    422: "UnprocessableEntityError",
-    429: "RateLimitError",
-}
 
 
 @dataclass
@@ -170,54 +167,6 @@ def namespaces(
     return ordered, roots
 
 
-_STATUS_ERRORS: list[tuple[Api, list[tuple[int, str]]]] = []  # the last Api's answer
-
-
-def status_errors(api: Api) -> list[tuple[int, str]]:
-    """The client's error classes by status (asked once per response by the docs: cached)."""
-    if _STATUS_ERRORS and _STATUS_ERRORS[0][0] is api:
-        return _STATUS_ERRORS[0][1]
-    found = _status_errors(api)
-    _STATUS_ERRORS[:] = [(api, found)]
-    return found
-
-
-def _status_errors(api: Api) -> list[tuple[int, str]]:
-    codes = sorted(
-        {
-            int(r.status)
-            for op in api.operations
-            for r in op.responses
-            if r.status.isdigit() and 400 <= int(r.status) < 500
-        }
-        | set(ERROR_NAMES)
-    )
-    return [(code, ERROR_NAMES.get(code) or _status_name(code)) for code in codes]
-
-
-def _status_name(code: int) -> str:
-    try:
-        phrase = HTTPStatus(code).phrase
-    except ValueError:
-        return f"Status{code}Error"
-    return "".join(word.capitalize() for word in re.split(r"[^A-Za-z0-9]+", phrase)) + "Error"
-
-
-def environments(api: Api) -> dict[str, str]:
-    out = {}
-    for index, server in enumerate(api.servers):
-        name = (
-            server.extensions.get("x-environment")
-            or snake(server.description).rstrip("_")
-            or f"server{index}"
-        )
-        concrete = server.url
-        for var, value in server.variables.items():
-            concrete = concrete.replace("{" + var + "}", value)
-        out[str(name)] = concrete.rstrip("/")
-    return out
-
-
 def _data_annotation(api: Api, model: str, known: set[str]) -> str | None:
     """The type of an envelope's `data` field, when the response is `{"data": ..., "pagination"?}`."""
     schema = api.schemas.get(model) or {}
@@ -285,33 +234,6 @@ def models_used(view: ClientOp, known: set[str]) -> set[str]:
     return used | (client_wire.body_models(view.op.body) & known)
 
 
-def context_headers(api: Api) -> dict[str, str]:
-    """Header parameters the request context reads (`x-context`): client-wide options too."""
-    out: dict[str, str] = {}
-    for op in api.operations:
-        for p in op.params:
-            if p.location == "header" and p.in_context:
-                option = p.py_name.removeprefix("x_")
-                out[option] = p.name
-    return dict(sorted(out.items()))
-
-
-def key_modes(api: Api) -> tuple[dict[str, str], str | None]:
-    fmt = api.extensions.get("x-api-key-format") or {}
-    modes = {
-        str(value): key[: -len("_prefix")]
-        for key, value in fmt.items()
-        if key.endswith("_prefix") and key != "service_prefix"
-    }
-    return modes, fmt.get("default_mode")
-
-
-def rate_limits(api: Api) -> tuple[tuple[int, float], ...]:
-    limits = api.extensions.get("x-rate-limit") or {}
-    windows = {"per_second": 1.0, "per_minute": 60.0, "per_hour": 3600.0}
-    return tuple((int(limits[k]), w) for k, w in windows.items() if k in limits)
-
-
 def render_client(
     target: Target, api: Api, known: set[str], env_prefix: str, testing: dict[str, Any] | None
 ) -> dict[str, str]:
@@ -351,6 +273,8 @@ def render_client(
         f"{pkg}/__init__.py": target.render("client/__init__.py.j2", **ctx),
         f"{pkg}/errors.py": target.render("client/errors.py.j2", **ctx),
         f"{pkg}/wire.py": target.render("client/wire.py.j2", **ctx),
+        f"{pkg}/pacing.py": target.render("client/pacing.py.j2", **ctx),
+        f"{pkg}/auth.py": target.render("client/auth.py.j2", **ctx),
         f"{pkg}/base.py": target.render("client/base.py.j2", **ctx),
         f"{pkg}/pagination.py": target.render("client/pagination.py.j2", **ctx),
         f"{pkg}/client.py": target.render("client/client.py.j2", **ctx),
@@ -370,27 +294,6 @@ def render_client(
     if webhook is not None:
         files[f"{pkg}/webhooks.py"] = target.render("client/webhooks.py.j2", **ctx)
     return files
-
-
-def webhook_signature(api: Api) -> dict[str, str] | None:
-    """The spec's `x-webhook-signature` (header, algorithm, encoding, prefix), defaults filled in."""
-    raw = api.extensions.get("x-webhook-signature")
-    if not isinstance(raw, dict) or not raw.get("header"):
-        return None
-    algorithm = str(raw.get("algorithm") or "hmac-sha256").lower()
-    digest = algorithm.removeprefix("hmac-")
-    if not algorithm.startswith("hmac-") or digest not in ("sha1", "sha256", "sha384", "sha512"):
-        raise ValueError(f"x-webhook-signature: unsupported algorithm {algorithm!r}")
-    encoding = str(raw.get("encoding") or "hex").lower()
-    if encoding not in ("hex", "base64"):
-        raise ValueError(f"x-webhook-signature: unsupported encoding {encoding!r}")
-    return {
-        "header": str(raw["header"]),
-        "algorithm": algorithm,
-        "digest": digest,
-        "encoding": encoding,
-        "prefix": str(raw.get("prefix") or ""),
-    }
 
 
 def example_call(api: Api, view: ClientOp, client: str = "client") -> str:
@@ -419,14 +322,4 @@ def root_examples(api: Api, roots: list[Namespace], views: dict[str, ClientOp]) 
         ops = [op for ns in reversed(root.all()) for op in ns.operations]
         pick = next((op for op in ops if op.method == "get" and op.security), ops[0])
         out[root.attribute] = example_call(api, views[pick.operation_id])
-    return out
-
-
-def status_docs(api: Api) -> dict[int, str]:
-    """A short meaning per error status, from the spec's shared responses."""
-    out: dict[int, str] = {}
-    responses = [r for op in api.operations for r in op.error_responses]
-    for r in sorted(responses, key=lambda r: r.component is None):
-        if r.status.isdigit() and int(r.status) not in out and r.description:
-            out[int(r.status)] = " ".join(r.description.split()).rstrip(".")
     return out

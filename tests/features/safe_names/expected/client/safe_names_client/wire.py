@@ -167,9 +167,13 @@ class Payload:
                 else f"{media.content_type}; charset=utf-8"
             )
             return {"content": text.encode("utf-8")}, kind
+        if media.content_type.startswith("multipart/"):  # a whole-body file: one file part
+            return {
+                "files": [("file", ("file", _file_bytes(value), "application/octet-stream"))]
+            }, None
         concrete = "*" not in media.content_type
         return {
-            "content": bytes(value)
+            "content": _file_bytes(value)
         }, media.content_type if concrete else "application/octet-stream"
 
 

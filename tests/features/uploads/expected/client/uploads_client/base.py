@@ -7,20 +7,17 @@ resources describe each call as a `Request` and a parser, and the loop does the 
 
 from __future__ import annotations
 
-import base64
 import functools
-import hashlib
-import random
-import threading
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, cast
 
+from .auth import PRIMARY_CREDENTIAL, authenticate
 from .errors import APIConnectionError, APIError, APIStatusError, APITimeoutError, error_for
-from .wire import Payload, cookie_header, cookie_value, query_pairs, scalar
+from .pacing import RATE_LIMITS, RETRY_STATUSES, Pacer, retry_after, retry_delay
+from .wire import Payload, cookie_header, query_pairs, scalar
 
 if TYPE_CHECKING:  # imported when a client is made, so that importing the package stays cheap
     import httpx
@@ -33,28 +30,14 @@ ENVIRONMENTS: dict[str, str] = {"value": ""}
 DEFAULT_ENVIRONMENT = "value"
 BASE_PATH = ""
 """Path part of the base URL; operations served elsewhere (e.g. under /v1) carry their own prefix."""
-SECURITY_SCHEMES: dict[str, tuple[str, str, tuple[str, ...]]] = {}
-"""Security scheme -> (how it is sent: header | query | cookie | basic | bearer, the header,
-query or cookie name, the client options holding its credential)."""
-CREDENTIAL_ENVS: dict[str, str] = {}
-"""Credential option -> the environment variable read when the option is not passed."""
-PRIMARY_CREDENTIAL: str | None = None
-"""The option of the spec's default security scheme (its key paces requests and has a mode)."""
 KEY_MODES: dict[str, str] = {}
 """API-key prefix -> mode, from the spec's key format."""
 DEFAULT_KEY_MODE: str | None = None
-RATE_LIMITS: tuple[tuple[int, float], ...] = ()
-"""(requests, window in seconds) pairs a key must stay under; used by `pacing=True`."""
 CONTEXT_HEADERS: dict[str, str] = {}
 """Client option -> header sent on every request (e.g. the organization a request targets)."""
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RETRIES = 2
-INITIAL_RETRY_DELAY = 0.5
-MAX_RETRY_DELAY = 8.0
-MAX_RETRY_AFTER = 60.0
-"""A `Retry-After` longer than this is not waited for: the error is raised instead."""
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
 def drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -149,76 +132,6 @@ def async_to_raw_response_wrapper(
     return wrapped
 
 
-class Pacer:
-    """Client-side pacing: reserves send times so that no window of `RATE_LIMITS` is exceeded.
-
-    One pacer per API key per process (`Pacer.for_key`), shared by every client using the key,
-    sync or async. `reserve()` answers a slot and how long to wait before sending; `done(slot)`
-    moves the slot to when the answer came back, since the server counted the request at some
-    moment before answering (so the windows are measured from a time no earlier than its own).
-    """
-
-    _registry: dict[str, Pacer] = {}
-    _registry_lock = threading.Lock()
-
-    def __init__(self, limits: tuple[tuple[int, float], ...] = RATE_LIMITS) -> None:
-        self.limits = limits
-        self._sent: deque[list[float]] = deque(maxlen=max((n for n, _ in limits), default=1))
-        self._lock = threading.Lock()
-
-    @classmethod
-    def for_key(cls, credential: str | None) -> Pacer:
-        name = hashlib.sha256((credential or "").encode()).hexdigest()
-        with cls._registry_lock:
-            if name not in cls._registry:
-                cls._registry[name] = cls()
-            return cls._registry[name]
-
-    def reserve(self) -> tuple[list[float], float]:
-        with self._lock:
-            now = time.monotonic()
-            at = now
-            for count, window in self.limits:
-                if len(self._sent) >= count:
-                    at = max(at, self._sent[-count][0] + window)
-            slot = [at]
-            self._sent.append(slot)
-            return slot, at - now
-
-    def done(self, slot: list[float]) -> None:
-        with self._lock:
-            slot[0] = max(slot[0], time.monotonic())
-
-
-def retry_after(response: httpx.Response) -> float | None:
-    """Seconds the server asks to wait (`Retry-After`: seconds or an HTTP date), if it says."""
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        import email.utils
-
-        parsed = email.utils.parsedate_to_datetime(value) if value.strip() else None
-        if parsed is None:
-            return None
-        return max(0.0, parsed.timestamp() - time.time())
-
-
-def retry_delay(attempt: int, response: httpx.Response | None) -> float | None:
-    """How long to wait before retry number `attempt` (0-based); None: do not retry.
-
-    `Retry-After` is honoured exactly; otherwise exponential backoff with jitter.
-    """
-    if response is not None:
-        asked = retry_after(response)
-        if asked is not None:
-            return asked if asked <= MAX_RETRY_AFTER else None
-    delay: float = min(INITIAL_RETRY_DELAY * 2.0**attempt, MAX_RETRY_DELAY)
-    return delay * (1 - 0.25 * random.random())
-
-
 def key_mode(credential: str | None) -> str | None:
     if not credential:
         return None
@@ -288,7 +201,14 @@ class _RequestBuilder:
             headers["Cookie"] = cookie
         query: dict[str, Any] = drop_none(request.query)
         if request.security:
-            self._authenticate(request, headers, query)
+            authenticate(
+                request.security,
+                request.credentials,
+                self._credential,
+                headers,
+                query,
+                f"{request.method} {request.path}",
+            )
         params: list[tuple[str, Any]] = []
         for name, value in query.items():
             style, explode = request.styles.get(name, ("form", True))
@@ -299,34 +219,6 @@ class _RequestBuilder:
             if content_type is not None:
                 headers["Content-Type"] = content_type
         return request.method, self.root + request.path, params, headers, send
-
-    def _authenticate(
-        self, request: Request, headers: dict[str, str], query: dict[str, Any]
-    ) -> None:
-        """Send the credentials of the first alternative of `request.security` that is complete."""
-        for alternative in sorted(request.security, key=lambda names: not names):  # anonymous last
-            values = [self._scheme_values(request, name) for name in alternative]
-            if all(v is not None for v in values):
-                for name, value in zip(alternative, values, strict=True):
-                    assert value is not None
-                    _apply(SECURITY_SCHEMES[name], value, headers, query)
-                return
-        wanted = " or ".join(
-            " and ".join(
-                f"{option}= (or ${CREDENTIAL_ENVS[option]})"
-                for name in alternative
-                for option in SECURITY_SCHEMES[name][2]
-            )
-            for alternative in request.security
-        )
-        noun = "API key" if PRIMARY_CREDENTIAL == "api_key" else "credentials"
-        raise APIError(f"no {noun}: pass {wanted} ({request.method} {request.path})")
-
-    def _scheme_values(self, request: Request, name: str) -> tuple[str, ...] | None:
-        if name in request.credentials:
-            return (request.credentials[name],)
-        values = tuple(self._credential(option) for option in SECURITY_SCHEMES[name][2])
-        return None if any(v is None for v in values) else cast(tuple[str, ...], values)
 
     def _retries_for(self, request: Request) -> int:
         return self.max_retries if (request.retry_safe or self.retry_unsafe) else 0
@@ -449,28 +341,6 @@ class AsyncAPIClient(_RequestBuilder):
             attempt += 1
 
 
-def _apply(
-    scheme: tuple[str, str, tuple[str, ...]],
-    values: tuple[str, ...],
-    headers: dict[str, str],
-    query: dict[str, Any],
-) -> None:
-    """Put one scheme's credential where it goes (header, query, cookie, or Authorization)."""
-    kind, name, _ = scheme
-    if kind == "basic":
-        pair = f"{values[0]}:{values[1]}".encode()
-        headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
-    elif kind == "bearer":
-        headers["Authorization"] = f"Bearer {values[0]}"
-    elif kind == "query":
-        query[name] = values[0]
-    elif kind == "cookie":
-        cookie = f"{name}={cookie_value(values[0])}"
-        headers["Cookie"] = f"{headers['Cookie']}; {cookie}" if headers.get("Cookie") else cookie
-    else:
-        headers[name] = values[0]
-
-
 def _transport_error(exc: httpx.TransportError) -> APIError:
     import httpx
 
@@ -486,4 +356,14 @@ def _root(base_url: str) -> str:
     return base_url
 
 
-__all__ = ["APIResponse", "APIStatusError", "AsyncAPIClient", "Request", "SyncAPIClient"]
+__all__ = [
+    "RATE_LIMITS",
+    "APIResponse",
+    "APIStatusError",
+    "AsyncAPIClient",
+    "Pacer",
+    "Request",
+    "SyncAPIClient",
+    "retry_after",
+    "retry_delay",
+]
