@@ -20,7 +20,6 @@ from .config import Config
 from .errors import at
 from .findings import Finding, RawFinding
 from .load import Bundle, bundle
-from .naming import pascal, snake
 from .profiles import ruleset
 from .tree import Change, changes, existing_files, short_diff, write_tree
 from .validate import (
@@ -31,6 +30,7 @@ from .validate import (
     rule_findings,
     validate_bundle,
 )
+from .verify import verify
 
 DOCS_PAGE = "docs.html"  # the reference page inside the server package
 
@@ -167,7 +167,8 @@ def _render(
         config.server_package,
         f"{prefix}-api",
         source,
-        (pydantic_dep, "fastapi>=0.115"),
+        (pydantic_dep, "fastapi>=0.115", *_form_dependency(api)),
+        handler_credentials=config.handler_credentials,
     )
     client = Target(
         config.templates,
@@ -179,9 +180,9 @@ def _render(
     files: dict[str, str] = {}
     for name, content in render_server(server, api).items():
         files[f"server/{name}"] = content
-    api_key_env = api_key_env_name(config)
-    testing = client_testing_context(config)
-    for name, content in render_client(client, api, known, api_key_env, testing).items():
+    env_prefix = client_env_prefix(config)
+    testing = client_testing_context(config, api, env_prefix)
+    for name, content in render_client(client, api, known, env_prefix, testing).items():
         files[f"client/{name}"] = content
     for name, content in render_docs(server, api, docs_settings(config)).items():
         files[f"docs/{name}"] = content
@@ -202,28 +203,36 @@ def _render(
     return format_python(files)
 
 
-def client_testing_context(config: Config) -> dict[str, Any]:
-    """Names and settings of the client's `testing` module (fixtures running the real server)."""
-    prefix = config.distribution_prefix
-    return {
-        "server_command": config.client_testing_server,
-        "requires": list(config.client_testing_requires),
-        "name": snake(prefix),  # start_<name>_server, fixtures <name>_server, <name>_client
-        "class_prefix": pascal(prefix),  # <Prefix>Server
-        "env_prefix": f"{prefix.upper().replace('-', '_')}_",  # the server's settings variables
-    }
+def _form_dependency(api: Any) -> tuple[str, ...]:
+    """FastAPI parses form and multipart bodies with python-multipart."""
+    kinds = {m.kind for op in api.operations if op.body for m in op.body.media}
+    return ("python-multipart>=0.0.9",) if kinds & {"form", "multipart"} else ()
 
 
-def api_key_env_name(config: Config) -> str:
-    """The environment variable the client (and the docs' examples) read the API key from."""
-    return f"{config.distribution_prefix.upper().replace('-', '_')}_API_KEY"
+def client_testing_context(config: Config, api: Any, env_prefix: str) -> dict[str, Any] | None:
+    """The client's `testing` module settings (None: not configured, no module)."""
+    from .targets.client_auth import primary_scheme, schemes
+    from .targets.client_testing import testing_context
+
+    primary = primary_scheme(api, schemes(api, env_prefix))
+    option = primary.options[0] if primary else None
+    return testing_context(config.client_testing, config.distribution_prefix, option)
+
+
+def client_env_prefix(config: Config) -> str:
+    """`acme` -> `ACME_`: the client's credential variables are `<PREFIX>_<OPTION>`."""
+    from .targets.client_auth import env_prefix
+
+    return env_prefix(config.distribution_prefix)
 
 
 def docs_settings(config: Config) -> DocsSettings:
     """What the reference docs' examples need beyond the spec."""
     from .docsite import DocsSettings
 
-    return DocsSettings(config.client_package, api_key_env_name(config), config.docs_example_origin)
+    return DocsSettings(
+        config.client_package, client_env_prefix(config), config.docs_example_origin
+    )
 
 
 def format_python(files: dict[str, str]) -> dict[str, str]:
@@ -264,13 +273,21 @@ def build(
     *,
     use_cache: bool = True,
     strict: bool = False,
+    typecheck: bool = False,
     echo: Callable[[str], None] = print,
 ) -> list[Change]:
+    """Render, verify (imports and mounts), write; `typecheck`: then mypy --strict the output.
+
+    Raises TypeCheckFailed when mypy finds errors in the written output.
+    """
     if use_cache and unchanged_since_last_build(config):
         echo("nothing changed")
+        if typecheck:
+            _typecheck(config, echo)
         return []
     cache_dir = config.root / CACHE_DIR if use_cache else None
     result = render_tree(config, cache_dir, strict=strict, echo=echo)
+    echo(verify(result.files, config.server_package, config.client_package))
     old = existing_files(config.output)
     found = changes(old, result.files)
     write_tree(config.output, result.files, found)
@@ -282,11 +299,27 @@ def build(
     changed = sum(c.kind == "changed" for c in found)
     removed = sum(c.kind == "removed" for c in found)
     echo(f"{len(result.files)} files: {added} added, {changed} changed, {removed} removed")
+    if typecheck:
+        _typecheck(config, echo)
     return found
+
+
+class TypeCheckFailed(Exception):
+    """mypy --strict found errors in the generated output."""
+
+
+def _typecheck(config: Config, echo: Callable[[str], None]) -> None:
+    from .verify import typecheck
+
+    ok, report = typecheck(config.output, config.server_package, config.client_package)
+    echo(report)
+    if not ok:
+        raise TypeCheckFailed(report.splitlines()[-1] if report else "mypy failed")
 
 
 def check(config: Config, echo: Callable[[str], None] = print, *, strict: bool = False) -> bool:
     result = render_tree(config, None, strict=strict, echo=echo)
+    verify(result.files, config.server_package, config.client_package)
     old = existing_files(config.output)
     found = changes(old, result.files)
     out = config.relative(config.output)

@@ -17,11 +17,13 @@ DEFAULTS: dict[str, Any] = {
     "server-package": "api_server",
     "client-package": "api_client",
     "distribution-prefix": "api",
-    # the client's `testing` extra: the server command its fixtures run ("" = <prefix>-server)
-    "client-testing-server": "",
-    "client-testing-requires": ["pytest>=8"],
+    # the client's `testing` module (pytest fixtures running the real server): generated only
+    # when the table [tool.spec-gen.client-testing] is present; see spec_gen.targets.client_testing
+    "client-testing": None,
     # where the reference docs' examples send their requests (a local server)
     "docs-example-origin": "http://127.0.0.1:8000",
+    # the generated server passes each secured operation's credentials to its handler
+    "handler-credentials": True,
 }
 
 
@@ -34,11 +36,11 @@ class Config:
     server_package: str
     client_package: str
     distribution_prefix: str
-    client_testing_server: str
-    client_testing_requires: tuple[str, ...]
+    client_testing: dict[str, Any] | None
     docs_example_origin: str
     # [tool.spec-gen.lint]: profiles, rule severities and rule options
     lint: dict[str, Any] = field(default_factory=dict)
+    handler_credentials: bool = True
 
     def with_overrides(self, **overrides: Any) -> Config:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
@@ -81,9 +83,8 @@ def load_config(start: Path | None = None) -> Config:
         server_package=settings["server-package"],
         client_package=settings["client-package"],
         distribution_prefix=settings["distribution-prefix"],
-        client_testing_server=settings["client-testing-server"]
-        or f"{settings['distribution-prefix']}-server",
-        client_testing_requires=tuple(settings["client-testing-requires"]),
+        client_testing=settings["client-testing"],
         docs_example_origin=str(settings["docs-example-origin"]),
         lint=dict(settings.get("lint") or {}),
+        handler_credentials=bool(settings["handler-credentials"]),
     )

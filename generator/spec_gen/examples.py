@@ -19,12 +19,13 @@ from typing import Any
 from urllib.parse import quote
 
 from .ir import MISSING, Api, Operation, Param, resolve_schema
-from .naming import snake
+from .targets import client_wire
+from .targets.client_auth import Scheme, operation_schemes, schemes
 
 FORMATS: dict[str, Any] = {
     "email": "ada@example.com",
-    "uri": "https://example.com/hooks/outreach",
-    "url": "https://example.com/hooks/outreach",
+    "uri": "https://example.com/hooks/receiver",
+    "url": "https://example.com/hooks/receiver",
     "date-time": "2026-01-01T00:00:00Z",
     "date": "2026-01-01",
     "uuid": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
@@ -213,51 +214,87 @@ def _wire(value: Any) -> str:
     return str(value)
 
 
-def credential_env(api: Api, op: Operation, api_key_env: str) -> str | None:
-    """The environment variable an example reads the operation's credential from.
-
-    The spec's default scheme reads `api_key_env`; an operation's own scheme reads
-    `<SCHEME>_TOKEN`. None for operations without security.
-    """
-    if not op.security or not op.security[0]:
-        return None
-    scheme_name = op.security[0][0]
-    default = bool(api.default_security) and scheme_name in api.default_security[0]
-    return api_key_env if default else token_env(scheme_name)
+def op_credentials(api: Api, op: Operation, env_prefix: str) -> list[Scheme]:
+    """The schemes an example of the operation authenticates with: the first non-empty
+    alternative of its security, as the client picks it when every credential is set."""
+    table = schemes(api, env_prefix)
+    for alternative in operation_schemes(op, table):
+        if alternative:
+            return alternative
+    return []
 
 
-def auth_header(api: Api, op: Operation, api_key_env: str) -> tuple[str, str] | None:
-    """The credential header an example sends, its value naming an environment variable."""
-    env = credential_env(api, op, api_key_env)
-    if env is None:
-        return None
-    scheme = api.security_schemes.get(op.security[0][0]) or {}
-    if scheme.get("type") == "apiKey" and scheme.get("in") == "header":
-        return str(scheme.get("name")), f"${env}"
-    if scheme.get("type") == "http" and str(scheme.get("scheme", "")).lower() == "basic":
-        return "Authorization", f"Basic ${env}"
-    return "Authorization", f"Bearer ${env}"
+def curl_auth(scheme: Scheme) -> str:
+    """The curl option sending one scheme's credential, its value naming environment variables."""
+    envs = [f"${env}" for env in scheme.envs]
+    if scheme.kind == "basic":
+        return f'-u "{envs[0]}:{envs[1]}"'
+    if scheme.kind == "bearer":
+        return f'-H "Authorization: Bearer {envs[0]}"'
+    if scheme.kind == "query":
+        return f'--url-query "{scheme.wire_name}={envs[0]}"'
+    if scheme.kind == "cookie":
+        return f'--cookie "{scheme.wire_name}={envs[0]}"'
+    return f'-H "{scheme.wire_name}: {envs[0]}"'
 
 
-def token_env(scheme_name: str) -> str:
-    """The environment variable an example reads an operation's own credential from."""
-    return snake(scheme_name).strip("_").upper() + "_TOKEN"
-
-
-def curl_command(api: Api, example: ExampleRequest, origin: str, api_key_env: str) -> str:
+def curl_command(api: Api, example: ExampleRequest, origin: str, env_prefix: str) -> str:
     """A curl command sending the example request (credentials from environment variables)."""
     op = example.op
     first = ["curl", "-s"]
     if op.method != "get":
         first += ["-X", op.method.upper()]
     lines = [" ".join(first + [shlex.quote(example.url(origin))])]
-    auth = auth_header(api, op, api_key_env)
-    if auth is not None:
-        lines.append(f'-H "{auth[0]}: {auth[1]}"')
+    for scheme in op_credentials(api, op, env_prefix):
+        lines.append(curl_auth(scheme))
     for name, value in example.headers:
         lines.append("-H " + shlex.quote(f"{name}: {value}"))
-    if example.body is not MISSING:
-        content_type = op.body.content_type if op.body else "application/json"
-        lines.append("-H " + shlex.quote(f"Content-Type: {content_type}"))
-        lines.append("-d " + shlex.quote(literal(example.body, indent=2)))
+    if example.body is not MISSING and op.body is not None:
+        lines += curl_body(op, example.body)
+    if client_wire.raw_result(op.success) is not None and client_wire.response_kind(op.success) in (
+        "binary",
+        "mixed",
+    ):
+        lines.append("-o answer.bin")
     return " \\\n  ".join(lines)
+
+
+def curl_body(op: Operation, value: Any) -> list[str]:
+    """The curl options sending a body in its (first) media type."""
+    media = client_wire.body_media(op.body)[0]
+    if media.kind == "multipart":
+        files = {f.name for f in media.fields if f.is_file}
+        fields = value.items() if isinstance(value, dict) else []
+        return [
+            "-F " + shlex.quote(f"{k}=@{k}.bin" if k in files else f"{k}={_wire(v)}")
+            for k, v in fields
+        ]
+    if media.kind == "form":
+        fields = value.items() if isinstance(value, dict) else []
+        return ["--data-urlencode " + shlex.quote(f"{k}={_wire(v)}") for k, v in fields]
+    out = ["-H " + shlex.quote(f"Content-Type: {media.content_type}")]
+    if media.kind == "binary":
+        return out + ["--data-binary @body.bin"]
+    if media.kind == "text":
+        return out + ["--data-binary " + shlex.quote(_wire(value))]
+    return out + ["-d " + shlex.quote(literal(value, indent=2))]
+
+
+def python_body(op: Operation, value: Any) -> str | None:
+    """The `body=` value of a Python example when it is not the JSON literal (None): files
+    read as bytes for binary media."""
+    media = client_wire.body_media(op.body)[0] if op.body else None
+    if media is not None and media.kind == "binary":
+        return 'open("body.bin", "rb").read()'
+    if media is not None and media.kind == "text":
+        return json.dumps(_wire(value), ensure_ascii=False)
+    files = {f.name for f in media.fields if f.is_file} if media is not None else set()
+    if files and isinstance(value, dict):
+        items = [
+            f'"{k}": open("{k}.bin", "rb").read()'
+            if k in files
+            else f'"{k}": {literal(v, python=True)}'
+            for k, v in value.items()
+        ]
+        return "{" + ", ".join(items) + "}"
+    return None

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import PACKAGED_TEMPLATES
-from .ir import MISSING, Operation, Param
+from .ir import MISSING, Body, Media, Operation, Param
 from .naming import module_name
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -41,7 +41,8 @@ def _doc_escape(text: str) -> str:
 
 def op_badges(op: Operation) -> str:
     parts = [f"Tier: {op.tier}" if op.tier else "", f"Scope: {op.scope}" if op.scope else ""]
-    parts.append(f"Lifecycle: {op.lifecycle}")
+    if "x-lifecycle" in op.extensions:
+        parts.append(f"Lifecycle: {op.lifecycle}")
     if op.feature_flag:
         parts.append(f"Feature flag: {op.feature_flag}")
     if op.provisional:
@@ -54,7 +55,8 @@ def op_docstring(op: Operation, indent: int) -> str:
     pad = " " * indent
     lines = [docline(op.summary or op.operation_id), ""]
     lines.append(f"{op.method.upper()} {op.full_path}")
-    lines.append(op_badges(op))
+    if op_badges(op):
+        lines.append(op_badges(op))
     if op.description.strip():
         lines.append("")
         for paragraph in op.description.strip().split("\n\n"):
@@ -68,23 +70,104 @@ def names_in(annotation: str, known: set[str]) -> set[str]:
 
 
 def fastapi_param(p: Param) -> str:
+    if not p.native:
+        return decoded_param(p)
     kind = {"path": "Path", "query": "Query", "header": "Header", "cookie": "Cookie"}[p.location]
     args = []
     if p.location in ("header", "cookie") or p.py_name != p.name:
         args.append(f"alias={p.name!r}")
     args.extend(f"{k}={pyrepr(v)}" for k, v in p.constraints.items())
     annotated = f"Annotated[{p.full_annotation}, {kind}({', '.join(args)})]"
-    if p.required and p.default is MISSING:
+    if p.location == "path" or (p.required and p.default is MISSING):
         return annotated
     return f"{annotated} = {default_literal(p)}"
+
+
+def decoded_param(p: Param) -> str:
+    """A parameter the generated `transport` module reads (styles FastAPI does not know)."""
+    args = [
+        repr(p.name),
+        repr(p.location),
+        f"TypeAdapter({p.annotation})",
+        f"style={p.style!r}",
+        f"explode={p.explode!r}",
+        f"shape={p.shape!r}",
+    ]
+    if p.properties:
+        args.append(f"properties={pytuple(p.properties)}")
+    if p.required and p.default is MISSING:
+        args.append("required=True")
+    elif p.default is not MISSING and p.default is not None:
+        args.append(f"default=TypeAdapter({p.annotation}).validate_python({pyrepr(p.default)})")
+    return f"Annotated[{p.full_annotation}, Depends(transport.parameter({', '.join(args)}))]"
+
+
+def requirement_table(op: Operation) -> str:
+    """An operation's security alternatives as ((scheme, scopes), ...) tuples."""
+    return pyrepr(
+        tuple(
+            tuple((name, tuple(r.scopes.get(name, ()))) for name in r.schemes)
+            for r in op.requirements
+        )
+    )
+
+
+def read_body(body: Body, indent: int) -> str:
+    """Statements reading a body that is not one JSON document into `body`."""
+    pad = " " * indent
+    lines = [f"{pad}body: {body.annotation}{'' if body.required else ' | None'}"]
+    readers = [(m, _reader(m)) for m in body.media]
+    if len(readers) > 1:
+        lines.append(f"{pad}content_type = transport.media_type(request)")
+    if not body.required:
+        lines += [f"{pad}if not await transport.has_body(request):", f"{pad}    body = None"]
+        first = "elif"
+    else:
+        first = "if"
+    if len(readers) == 1:
+        if body.required:
+            return f"{pad}body = {readers[0][1]}"
+        lines += [f"{pad}else:", f"{pad}    body = {readers[0][1]}"]
+        return "\n".join(lines)
+    for n, (m, reader) in enumerate(readers):
+        keyword = first if n == 0 else "elif"
+        lines += [
+            f"{pad}{keyword} transport.matches(content_type, {m.content_type!r}):",
+            f"{pad}    body = {reader}",
+        ]
+    accepted = pytuple(m.content_type for m in body.media)
+    lines += [f"{pad}else:", f"{pad}    raise transport.unsupported(content_type, {accepted})"]
+    return "\n".join(lines)
+
+
+def _reader(m: Media) -> str:
+    if m.kind == "json":
+        return f"await transport.read_json(request, TypeAdapter({m.model}))"
+    if m.kind in ("form", "multipart"):
+        lists = pytuple(f.name for f in m.fields if f.is_list)
+        json_fields = pytuple(f.name for f in m.fields if f.is_json)
+        return f"await transport.read_form(request, {m.model}, lists={lists}, json_fields={json_fields})"
+    return (
+        "await transport.read_bytes(request)"
+        if m.kind == "binary"
+        else "await transport.read_text(request)"
+    )
 
 
 def default_literal(p: Param) -> str:
     if p.default is MISSING or p.default is None:
         return "None"
-    if p.annotation[:1].isupper() and isinstance(p.default, str):
-        return f"{p.annotation}({p.default!r})"
-    return pyrepr(p.default)
+    return typed_literal(p.annotation, p.default)
+
+
+def typed_literal(annotation: str, value: Any) -> str:
+    """A literal of `annotation`: enum members built from their value, lists item by item."""
+    inner = re.fullmatch(r"list\[(.+)\]", annotation)
+    if inner and isinstance(value, list):
+        return "[" + ", ".join(typed_literal(inner.group(1), v) for v in value) + "]"
+    if annotation[:1].isupper() and not isinstance(value, (list, dict)):
+        return f"{annotation}({pyrepr(value)})"
+    return pyrepr(value)
 
 
 def fastapi_body(body: Any) -> str:
@@ -160,6 +243,8 @@ def environment(templates: Path) -> Any:
         op_badges=op_badges,
         fastapi_param=fastapi_param,
         fastapi_body=fastapi_body,
+        requirement_table=requirement_table,
+        read_body=read_body,
         md=md,
         default_text=default_text,
         module=module_name,

@@ -34,7 +34,13 @@ DEMO_LINKEDIN = "https://www.linkedin.com/in/ada-lovelace-demo"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OutreachServer]:
     directory = tmp_path_factory.mktemp("client-http")
-    with start_outreach_server(directory, rate_limits=(100_000, 1_000_000)) as running:
+    with start_outreach_server(
+        directory,
+        env={
+            "OUTREACH_RATE_LIMIT_PER_SECOND": "100_000",
+            "OUTREACH_RATE_LIMIT_PER_MINUTE": "1_000_000",
+        },
+    ) as running:
         yield running
 
 
@@ -161,20 +167,20 @@ async def exercise(server: OutreachServer, client: Any, other: Any, run: Adapter
     assert (
         await run(client.enrichment.waterfall.list_configs(list_id=list_id))
     ).model_dump() is not None
-    form = server.admin(
+    form = server.run(
         "create-form", "--org-id", org, "--source-id", "web", "--form-key", f"f{run.is_async}"
     )
     overview = await run(client.forms.get_overview(form_key=f"f{run.is_async}", source_id="web"))
     assert overview.model_dump() and form["form_id"]
-    survey = server.admin("create-survey", "--org-id", org)["survey_id"]
-    trigger = server.admin("create-survey-trigger", "--org-id", org, "--survey-id", survey)[
+    survey = server.run("create-survey", "--org-id", org)["survey_id"]
+    trigger = server.run("create-survey-trigger", "--org-id", org, "--survey-id", survey)[
         "trigger_id"
     ]
     deleted = await run(
         client.feedback.surveys.triggers.delete(survey_id=survey, trigger_id=str(trigger))
     )
     assert deleted.model_dump()
-    mailbox = server.admin(
+    mailbox = server.run(
         "create-mailbox", "--org-id", org, "--email", f"m{run.is_async}@example.com"
     )
     pushed = await run(
@@ -211,11 +217,11 @@ async def exercise(server: OutreachServer, client: Any, other: Any, run: Adapter
     assert (await run(client.api_keys.list())).total == keys.total + 1
 
     # app platform (preview): enabled, with an app and a service credential
-    server.admin("enable-flag", "--org-id", org, "M6_APP_TOKENS_ENABLED")
-    app = server.admin("create-app", "--name", f"app {run.is_async}")["app_id"]
-    server.admin("install-app", "--org-id", org, "--app-id", app, "--consent")
-    server.admin("create-signing-key")
-    credential = server.admin("create-app-credential", "--org-id", org, "--app-id", app)
+    server.run("enable-flag", "--org-id", org, "M6_APP_TOKENS_ENABLED")
+    app = server.run("create-app", "--name", f"app {run.is_async}")["app_id"]
+    server.run("install-app", "--org-id", org, "--app-id", app, "--consent")
+    server.run("create-signing-key")
+    credential = server.run("create-app-credential", "--org-id", org, "--app-id", app)
     minted = await run(
         client.app_platform.service_token(
             body={
@@ -267,8 +273,8 @@ async def exercise(server: OutreachServer, client: Any, other: Any, run: Adapter
 
 
 def test_payment_required_is_typed(server: OutreachServer) -> None:
-    org = server.admin("create-org", "broke")["org_id"]
-    token = server.admin("create-key", "--org-id", str(org), "--name", "k")["api_key_token"]
+    org = server.run("create-org", "broke")["org_id"]
+    token = server.run("create-key", "--org-id", str(org), "--name", "k")["api_key_token"]
     with server.client(api_key=token) as client, pytest.raises(PaymentRequiredError) as short:
         client.enrichment.verify_email(body={"email": "ada@example.com"})
     assert short.value.status_code == 402

@@ -39,7 +39,7 @@ def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OutreachServer
 
 def fresh_key(server: OutreachServer) -> str:
     """A key of its own, so that each test starts with empty rate-limit windows."""
-    created = server.admin("create-key", "--org-id", str(server.org_id), "--name", "retry")
+    created = server.run("create-key", "--org-id", str(server.org_id), "--name", "retry")
     return str(created["api_key_token"])
 
 
@@ -287,10 +287,10 @@ def test_a_real_5xx_is_typed_and_a_write_is_not_retried(limited: OutreachServer)
     on this server): `InternalServerError`, sent once although 503 is retryable, since the
     mint is a POST."""
     org = str(limited.org_id)
-    limited.admin("enable-flag", "--org-id", org, "M6_APP_TOKENS_ENABLED")
-    app = limited.admin("create-app", "--name", "no signing key")["app_id"]
-    limited.admin("install-app", "--org-id", org, "--app-id", app, "--consent")
-    credential = limited.admin("create-app-credential", "--org-id", org, "--app-id", app)
+    limited.run("enable-flag", "--org-id", org, "M6_APP_TOKENS_ENABLED")
+    app = limited.run("create-app", "--name", "no signing key")["app_id"]
+    limited.run("install-app", "--org-id", org, "--app-id", app, "--consent")
+    credential = limited.run("create-app-credential", "--org-id", org, "--app-id", app)
     timeline = Timeline()
     client = Client(base_url=limited.base_url, max_retries=2, http_client=timeline.http())
     with pytest.raises(InternalServerError) as unavailable:

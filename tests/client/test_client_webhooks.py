@@ -28,7 +28,13 @@ def delivered(
     """A server, a webhook subscribed to campaign.created, and five real deliveries to it."""
     directory = tmp_path_factory.mktemp("hooks")
     with (
-        start_outreach_server(directory, rate_limits=(1000, 100_000)) as server,
+        start_outreach_server(
+            directory,
+            env={
+                "OUTREACH_RATE_LIMIT_PER_SECOND": "1000",
+                "OUTREACH_RATE_LIMIT_PER_MINUTE": "100_000",
+            },
+        ) as server,
         server.client() as client,
     ):
         hook = client.webhooks.create(
@@ -36,7 +42,7 @@ def delivered(
         )
         for n in range(EVENTS):
             payload = json.dumps({"n": n})
-            server.admin(
+            server.run(
                 "emit-event",
                 "campaign.created",
                 "--org-id",

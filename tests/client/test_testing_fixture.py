@@ -47,7 +47,7 @@ def subscription(server: OutreachServer, path: str, events: list[str]) -> Iterat
 
 
 def emit(server: OutreachServer, event: str, payload: dict[str, Any]) -> None:
-    server.admin(
+    server.run(
         "emit-event", event, "--org-id", str(server.org_id), "--payload", json.dumps(payload)
     )
 
@@ -74,7 +74,7 @@ def test_the_server_answers_with_the_seeded_keys(outreach_server: OutreachServer
 
 
 def test_admin_runs_against_the_servers_database(outreach_server: OutreachServer) -> None:
-    created = outreach_server.admin(
+    created = outreach_server.run(
         "create-key", "--org-id", str(outreach_server.org_id), "--mode", "test", "--name", "admin"
     )
     assert created["mode"] == "test"
@@ -83,7 +83,7 @@ def test_admin_runs_against_the_servers_database(outreach_server: OutreachServer
     names = [key["name"] for key in listed]
     assert "admin" in names
     with pytest.raises(ServerError, match="no organisation 999999"):
-        outreach_server.admin("enable-flag", "--org-id", "999999", "M6_APP_TOKENS_ENABLED")
+        outreach_server.run("enable-flag", "--org-id", "999999", "M6_APP_TOKENS_ENABLED")
 
 
 def test_the_client_fixture_talks_to_the_server(
@@ -155,7 +155,10 @@ def test_wait_for_says_how_many_came(outreach_server: OutreachServer) -> None:
 
 @pytest.mark.slow
 def test_rate_limits_env_and_shutdown(tmp_path: Path) -> None:
-    with start_outreach_server(tmp_path, rate_limits=(1, 100)) as server:
+    with start_outreach_server(
+        tmp_path,
+        env={"OUTREACH_RATE_LIMIT_PER_SECOND": "1", "OUTREACH_RATE_LIMIT_PER_MINUTE": "100"},
+    ) as server:
         with http_for(server) as http:
             first = http.get(f"{server.origin}/v1/api-keys")
             second = http.get(f"{server.origin}/v1/api-keys")

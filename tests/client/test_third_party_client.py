@@ -84,7 +84,10 @@ def opc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OutreachServer]:
     directory = tmp_path_factory.mktemp("opc-server")
-    with start_outreach_server(directory, rate_limits=(1000, 100_000)) as running:
+    with start_outreach_server(
+        directory,
+        env={"OUTREACH_RATE_LIMIT_PER_SECOND": "1000", "OUTREACH_RATE_LIMIT_PER_MINUTE": "100_000"},
+    ) as running:
         yield running
 
 

@@ -18,8 +18,9 @@ from spec_gen.docsite import Site
 
 SERVER_ENV = {
     "OUTREACH_DNS_FIXED": "example.com=mx.example.com;addr:example.com=93.184.215.14",
+    "OUTREACH_RATE_LIMIT_PER_SECOND": "1000",
+    "OUTREACH_RATE_LIMIT_PER_MINUTE": "100000",
 }
-RATE_LIMITS = (1000, 100_000)  # per second, per minute
 
 
 @pytest.fixture(scope="session")
@@ -29,7 +30,7 @@ def docs_site() -> Site:
 
 def _server(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[OutreachServer]:
     directory = tmp_path_factory.mktemp(name)
-    with start_outreach_server(directory, env=SERVER_ENV, rate_limits=RATE_LIMITS) as server:
+    with start_outreach_server(directory, env=SERVER_ENV) as server:
         yield server
 
 

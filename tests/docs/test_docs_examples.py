@@ -67,7 +67,9 @@ PYTHON = _examples("python")
 
 def _env(server: OutreachServer) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OUTREACH_")}
-    env.update(OUTREACH_API_KEY=server.api_key, IDENTITY_PROVIDER_PRINCIPAL_TOKEN=NOT_A_JWT)
+    env.update(
+        OUTREACH_API_KEY=server.api_key, OUTREACH_IDENTITY_PROVIDER_PRINCIPAL_TOKEN=NOT_A_JWT
+    )
     return env
 
 

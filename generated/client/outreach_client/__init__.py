@@ -3,8 +3,7 @@
 
     from outreach_client import Client
 
-    client = Client(base_url="http://127.0.0.1:8000/api/v1")  # key from $OUTREACH_API_KEY
-
+    client = Client(base_url="http://127.0.0.1:8000/api/v1")  # api_key from $OUTREACH_API_KEY
 Names are imported on first use (PEP 562), so `import outreach_client` costs almost nothing.
 """
 

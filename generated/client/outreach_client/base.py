@@ -8,23 +8,20 @@ resources describe each call as a `Request` and a parser, and the loop does the 
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
-import random
-import threading
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, cast
-from urllib.parse import quote
 
+from .auth import PRIMARY_CREDENTIAL, authenticate
 from .errors import APIConnectionError, APIError, APIStatusError, APITimeoutError, error_for
+from .pacing import RATE_LIMITS, RETRY_STATUSES, Pacer, retry_after, retry_delay
+from .wire import Payload, cookie_header, query_pairs, scalar
 
 if TYPE_CHECKING:  # imported when a client is made, so that importing the package stays cheap
     import httpx
-    from pydantic import BaseModel
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -37,47 +34,19 @@ ENVIRONMENTS: dict[str, str] = {
 DEFAULT_ENVIRONMENT = "production"
 BASE_PATH = "/api/v1"
 """Path part of the base URL; operations served elsewhere (e.g. under /v1) carry their own prefix."""
-API_KEY_ENV = "OUTREACH_API_KEY"
 KEY_MODES: dict[str, str] = {"outreach_live_": "live", "outreach_test_": "test"}
 """API-key prefix -> mode, from the spec's key format."""
 DEFAULT_KEY_MODE: str | None = "live"
-RATE_LIMITS: tuple[tuple[int, float], ...] = (
-    (
-        10,
-        1.0,
-    ),
-    (
-        200,
-        60.0,
-    ),
-)
-"""(requests, window in seconds) pairs a key must stay under; used by `pacing=True`."""
 CONTEXT_HEADERS: dict[str, str] = {"target_org_id": "X-Target-Org-Id"}
 """Client option -> header sent on every request (e.g. the organization a request targets)."""
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RETRIES = 2
-INITIAL_RETRY_DELAY = 0.5
-MAX_RETRY_DELAY = 8.0
-MAX_RETRY_AFTER = 60.0
-"""A `Retry-After` longer than this is not waited for: the error is raised instead."""
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-
-
-def path_param(value: Any) -> str:
-    return quote(str(value.value if hasattr(value, "value") else value), safe="")
 
 
 def drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
     """Unset (None) values are not sent; enums are sent as their value."""
     return {k: (v.value if hasattr(v, "value") else v) for k, v in values.items() if v is not None}
-
-
-def body_of(model: type[BaseModel], value: Any) -> BaseModel | None:
-    """A request body given as its model, or as plain data validated here before sending."""
-    if value is None or isinstance(value, model):
-        return value
-    return model.model_validate(value)
 
 
 @dataclass(frozen=True)
@@ -89,8 +58,15 @@ class Request:
     path: str
     query: Mapping[str, Any] = field(default_factory=dict)
     headers: Mapping[str, Any] = field(default_factory=dict)
-    body: BaseModel | None = None
-    authenticated: bool = True
+    body: Payload | None = None
+    styles: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
+    """Query parameter -> (style, explode) when not `form` exploded (the spec's default)."""
+    cookies: tuple[tuple[str, Any, bool], ...] = ()
+    """Cookie parameters: (name, value, explode); unset ones (None) are not sent."""
+    security: tuple[tuple[str, ...], ...] = ()
+    """Alternatives of security schemes (all of one alternative are sent); () = anonymous."""
+    credentials: Mapping[str, str] = field(default_factory=dict)
+    """Scheme -> credential for this call only (instead of the client's option)."""
     retry_safe: bool = True
 
     def with_query(self, **changes: Any) -> Request:
@@ -160,81 +136,11 @@ def async_to_raw_response_wrapper(
     return wrapped
 
 
-class Pacer:
-    """Client-side pacing: reserves send times so that no window of `RATE_LIMITS` is exceeded.
-
-    One pacer per API key per process (`Pacer.for_key`), shared by every client using the key,
-    sync or async. `reserve()` answers a slot and how long to wait before sending; `done(slot)`
-    moves the slot to when the answer came back, since the server counted the request at some
-    moment before answering (so the windows are measured from a time no earlier than its own).
-    """
-
-    _registry: dict[str, Pacer] = {}
-    _registry_lock = threading.Lock()
-
-    def __init__(self, limits: tuple[tuple[int, float], ...] = RATE_LIMITS) -> None:
-        self.limits = limits
-        self._sent: deque[list[float]] = deque(maxlen=max((n for n, _ in limits), default=1))
-        self._lock = threading.Lock()
-
-    @classmethod
-    def for_key(cls, api_key: str | None) -> Pacer:
-        name = hashlib.sha256((api_key or "").encode()).hexdigest()
-        with cls._registry_lock:
-            if name not in cls._registry:
-                cls._registry[name] = cls()
-            return cls._registry[name]
-
-    def reserve(self) -> tuple[list[float], float]:
-        with self._lock:
-            now = time.monotonic()
-            at = now
-            for count, window in self.limits:
-                if len(self._sent) >= count:
-                    at = max(at, self._sent[-count][0] + window)
-            slot = [at]
-            self._sent.append(slot)
-            return slot, at - now
-
-    def done(self, slot: list[float]) -> None:
-        with self._lock:
-            slot[0] = max(slot[0], time.monotonic())
-
-
-def retry_after(response: httpx.Response) -> float | None:
-    """Seconds the server asks to wait (`Retry-After`: seconds or an HTTP date), if it says."""
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        import email.utils
-
-        parsed = email.utils.parsedate_to_datetime(value) if value.strip() else None
-        if parsed is None:
-            return None
-        return max(0.0, parsed.timestamp() - time.time())
-
-
-def retry_delay(attempt: int, response: httpx.Response | None) -> float | None:
-    """How long to wait before retry number `attempt` (0-based); None: do not retry.
-
-    `Retry-After` is honoured exactly; otherwise exponential backoff with jitter.
-    """
-    if response is not None:
-        asked = retry_after(response)
-        if asked is not None:
-            return asked if asked <= MAX_RETRY_AFTER else None
-    delay: float = min(INITIAL_RETRY_DELAY * 2.0**attempt, MAX_RETRY_DELAY)
-    return delay * (1 - 0.25 * random.random())
-
-
-def key_mode(api_key: str | None) -> str | None:
-    if not api_key:
+def key_mode(credential: str | None) -> str | None:
+    if not credential:
         return None
     for prefix, mode in KEY_MODES.items():
-        if api_key.startswith(prefix):
+        if credential.startswith(prefix):
             return mode
     return DEFAULT_KEY_MODE
 
@@ -246,6 +152,7 @@ class _RequestBuilder:
         self,
         *,
         api_key: str | None = None,
+        identity_provider_principal_token: str | None = None,
         environment: str | None = None,
         base_url: str | None = None,
         timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
@@ -255,7 +162,12 @@ class _RequestBuilder:
         default_headers: Mapping[str, str] | None = None,
         target_org_id: str | None = None,
     ) -> None:
-        self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
+        self.api_key = api_key if api_key is not None else os.environ.get("OUTREACH_API_KEY")
+        self.identity_provider_principal_token = (
+            identity_provider_principal_token
+            if identity_provider_principal_token is not None
+            else os.environ.get("OUTREACH_IDENTITY_PROVIDER_PRINCIPAL_TOKEN")
+        )
         if base_url is None:
             name = environment or DEFAULT_ENVIRONMENT
             if name not in ENVIRONMENTS:
@@ -271,16 +183,21 @@ class _RequestBuilder:
         self.pacing = pacing
         self.default_headers = dict(default_headers or {})
         self.target_org_id = target_org_id
-        self._pacer = Pacer.for_key(self.api_key) if pacing else None
+        self._pacer = Pacer.for_key(self._credential(PRIMARY_CREDENTIAL)) if pacing else None
+
+    def _credential(self, option: str | None) -> str | None:
+        value = getattr(self, option, None) if option else None
+        return value if isinstance(value, str) and value else None
 
     @property
     def key_mode(self) -> str | None:
         """The API key's mode (e.g. "live" or "test"), read from its prefix."""
-        return key_mode(self.api_key)
+        return key_mode(self._credential(PRIMARY_CREDENTIAL))
 
     def _options(self) -> dict[str, Any]:
         return {
             "api_key": self.api_key,
+            "identity_provider_principal_token": self.identity_provider_principal_token,
             "base_url": self.base_url,
             "timeout": self.timeout,
             "max_retries": self.max_retries,
@@ -292,22 +209,35 @@ class _RequestBuilder:
 
     def _build(
         self, request: Request
-    ) -> tuple[str, str, dict[str, Any], dict[str, str], bytes | None]:
+    ) -> tuple[str, str, list[tuple[str, Any]], dict[str, str], dict[str, Any]]:
+        """Method, URL, query pairs, headers and httpx's body arguments of one request."""
         headers = {**self.default_headers}
         if self.target_org_id is not None:
             headers["X-Target-Org-Id"] = self.target_org_id
-        headers.update({k: str(v) for k, v in drop_none(request.headers).items()})
-        if request.authenticated:
-            if not self.api_key:
-                raise APIError(
-                    f"no API key: pass api_key= or set {API_KEY_ENV} ({request.method} {request.path})"
-                )
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        content = None
+        headers.update({k: scalar(v) for k, v in drop_none(request.headers).items()})
+        cookie = cookie_header(request.cookies)
+        if cookie:
+            headers["Cookie"] = cookie
+        query: dict[str, Any] = drop_none(request.query)
+        if request.security:
+            authenticate(
+                request.security,
+                request.credentials,
+                self._credential,
+                headers,
+                query,
+                f"{request.method} {request.path}",
+            )
+        params: list[tuple[str, Any]] = []
+        for name, value in query.items():
+            style, explode = request.styles.get(name, ("form", True))
+            params.extend(query_pairs(name, value, style, explode))
+        send: dict[str, Any] = {}
         if request.body is not None:
-            content = request.body.model_dump_json(by_alias=True, exclude_unset=True).encode()
-            headers["Content-Type"] = "application/json"
-        return request.method, self.root + request.path, drop_none(request.query), headers, content
+            send, content_type = request.body.encode()
+            if content_type is not None:
+                headers["Content-Type"] = content_type
+        return request.method, self.root + request.path, params, headers, send
 
     def _retries_for(self, request: Request) -> int:
         return self.max_retries if (request.retry_safe or self.retry_unsafe) else 0
@@ -369,7 +299,7 @@ class SyncAPIClient(_RequestBuilder):
     def _call(self, request: Request, parser: Callable[[httpx.Response], T]) -> T:
         import httpx
 
-        method, url, params, headers, content = self._build(request)
+        method, url, params, headers, send = self._build(request)
         retries = self._retries_for(request)
         attempt = 0
         while True:
@@ -378,9 +308,7 @@ class SyncAPIClient(_RequestBuilder):
                 time.sleep(wait)
             response, failure = None, None
             try:
-                response = self._http.request(
-                    method, url, params=params, headers=headers, content=content
-                )
+                response = self._http.request(method, url, params=params, headers=headers, **send)
             except httpx.TransportError as exc:
                 failure = exc
             delay = self._settle(slot, attempt, retries, response, failure)
@@ -410,7 +338,7 @@ class AsyncAPIClient(_RequestBuilder):
 
         import httpx
 
-        method, url, params, headers, content = self._build(request)
+        method, url, params, headers, send = self._build(request)
         retries = self._retries_for(request)
         attempt = 0
         while True:
@@ -420,7 +348,7 @@ class AsyncAPIClient(_RequestBuilder):
             response, failure = None, None
             try:
                 response = await self._http.request(
-                    method, url, params=params, headers=headers, content=content
+                    method, url, params=params, headers=headers, **send
                 )
             except httpx.TransportError as exc:
                 failure = exc
@@ -447,4 +375,14 @@ def _root(base_url: str) -> str:
     return base_url
 
 
-__all__ = ["APIResponse", "APIStatusError", "AsyncAPIClient", "Request", "SyncAPIClient"]
+__all__ = [
+    "RATE_LIMITS",
+    "APIResponse",
+    "APIStatusError",
+    "AsyncAPIClient",
+    "Pacer",
+    "Request",
+    "SyncAPIClient",
+    "retry_after",
+    "retry_delay",
+]

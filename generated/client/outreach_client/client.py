@@ -79,9 +79,12 @@ if TYPE_CHECKING:
 class Client(SyncAPIClient):
     """Synchronous client.
 
-    `Client(api_key=..., environment=...)` (production, qa) or `Client(base_url=...)`
-    (the spec's base URL, e.g. `http://127.0.0.1:8000/api/v1`); the key comes from
-    $OUTREACH_API_KEY when omitted. Options: `timeout`, `max_retries` (connection errors, 429
+    `Client(environment=...)` (production, qa) or `Client(base_url=...)`
+    (the spec's base URL, e.g. `http://127.0.0.1:8000/api/v1`).
+    Credentials (each read from its environment variable when omitted):
+    `api_key` ($OUTREACH_API_KEY, scheme ApiKey),
+    `identity_provider_principal_token` ($OUTREACH_IDENTITY_PROVIDER_PRINCIPAL_TOKEN, scheme IdentityProviderPrincipal),
+    Options: `timeout`, `max_retries` (connection errors, 429
     and 5xx; `Retry-After` is honoured), `retry_unsafe` (also retry billable and
     non-idempotent calls), `pacing` (stay under the API's rate limits client-side),
     `default_headers`, `target_org_id`, `http_client` (your own httpx.Client).

@@ -4,8 +4,9 @@
 The server runs as a subprocess (`outreach-server`, or the command in
 `OUTREACH_SERVER_COMMAND`), so tests exercise the process a deployment runs, of
 whatever version is installed; nothing of the server is imported. Each server gets its own
-SQLite database, a demo organisation with keys and credits (`admin seed-demo`, `admin
-add-credits`), offline DNS answers and a local webhook receiver.
+directory and database, seeded by
+the project's seeding commands (their JSON answers are `server.seed`), and a local
+webhook receiver. What it runs is configured in `[tool.spec-gen.client-testing]`.
 
 Install the extra (`pip install "outreach-client[testing]"`: it registers these fixtures
 with pytest), or add `pytest_plugins = ["outreach_client.testing"]` to the top-level conftest.py.
@@ -15,17 +16,15 @@ Then:
     from outreach_client.testing import OutreachServer
 
 
-    def test_delivery(outreach_server: OutreachServer, outreach_client: Client) -> None:
-        receiver = outreach_server.receiver  # subscribe receiver.url with outreach_client first
-        org = str(outreach_server.org_id)
-        outreach_server.admin("emit-event", EVENT, "--org-id", org)  # `outreach-server admin ...`
-        (delivery,) = receiver.wait_for(1)
-        assert "x-webhook-signature" in delivery.headers
+    def test_something(outreach_server: OutreachServer, outreach_client: Client) -> None:
+        receiver = outreach_server.receiver  # a local URL recording every request it gets
+        answer = outreach_server.run(...)  # `outreach-server admin {args} --database-url {database_url}`
 
 Fixtures: `outreach_server` (one server per session), `outreach_server_env` (session; returns
-{}: override it to pass `OUTREACH_*` settings to the server) and `outreach_client`
-(a client of the session's server with its live key, closed after the test). Outside pytest,
-`start_outreach_server(directory)` is a context manager yielding the same `OutreachServer`.
+{}: override it to pass settings to the server) and `outreach_client` (a client of the session's
+server with the seeded credential, closed after the test).
+Outside pytest, `start_outreach_server(directory)` is a context manager yielding the same
+`OutreachServer`.
 """
 
 import base64
@@ -55,19 +54,63 @@ if TYPE_CHECKING:
 SERVER_COMMAND = "outreach-server"
 SERVER_COMMAND_ENV = "OUTREACH_SERVER_COMMAND"
 SETTINGS_PREFIX = "OUTREACH_"
+"""This process's variables with this prefix are not passed on to the server."""
 API_PREFIX = "/api/v1"
 """Path prefix of the spec's first server: `base_url` is the origin followed by it."""
 HOST = "127.0.0.1"
-FIXED_DNS = "example.com=mx.example.com"
-"""Offline MX answers, so deliverability checks of the demo contacts (example.com) work."""
-DEMO_CREDITS = 10_000
+DATABASE_URL = "sqlite+aiosqlite:///{directory}/outreach.sqlite3"
+SEED_COMMANDS: tuple[tuple[str, ...], ...] = (
+    (
+        "admin",
+        "seed-demo",
+        "--database-url",
+        "{database_url}",
+    ),
+    (
+        "admin",
+        "add-credits",
+        "--org-id",
+        "{org_id}",
+        "--amount",
+        "10000",
+        "--database-url",
+        "{database_url}",
+    ),
+)
+"""Run in order before the server starts; each prints one JSON object (merged into `seed`)."""
+SERVE_ARGS: tuple[str, ...] = (
+    "serve",
+    "--host",
+    "{host}",
+    "--port",
+    "{port}",
+    "--database-url",
+    "{database_url}",
+    "--webhook-allow-http",
+    "--webhook-allowed-networks",
+    "127.0.0.0/8",
+    "--webhook-retry-scale",
+    "0.01",
+)
+RUN_ARGS: tuple[str, ...] = (
+    "admin",
+    "{args}",
+    "--database-url",
+    "{database_url}",
+)
+"""`server.run(*args)` runs the server command with these, `{args}` replaced by `args`."""
+HEALTH_PATH = "/healthz"
+SERVER_ENV: dict[str, str] = {
+    "OUTREACH_DNS_FIXED": "example.com=mx.example.com",
+    "OUTREACH_SECRET_KEY": "{random_key}",
+}
 STARTUP_TIMEOUT = 20.0
 STOP_TIMEOUT = 10.0
-ADMIN_TIMEOUT = 120.0
+COMMAND_TIMEOUT = 120.0
 
 
 class ServerError(RuntimeError):
-    """The server command is missing, failed to start, or an admin command failed."""
+    """The server command is missing, failed to start, or one of its commands failed."""
 
 
 # -- webhook receiver ---------------------------------------------------------------------------
@@ -190,13 +233,28 @@ def server_command() -> list[str]:
     return [found]
 
 
-def run_admin(
-    command: Sequence[str], args: Sequence[str], database_url: str, env: Mapping[str, str]
+def expand(words: Sequence[str], values: Mapping[str, Any]) -> list[str]:
+    """The words with `{placeholder}`s filled in; a word that is exactly `{args}` splices
+    `values["args"]` (a sequence of words)."""
+    out: list[str] = []
+    for word in words:
+        if word == "{args}":
+            out.extend(str(arg) for arg in values.get("args", ()))
+        else:
+            try:
+                out.append(word.format_map(dict(values)))
+            except (KeyError, IndexError, ValueError) as exc:
+                raise ServerError(f"cannot fill in {word!r}: unknown placeholder {exc}") from None
+    return out
+
+
+def run_command(
+    command: Sequence[str], args: Sequence[str], env: Mapping[str, str]
 ) -> dict[str, Any]:
-    """`<server> admin ARGS --database-url URL`: the one JSON object it prints."""
-    argv = [*command, "admin", *args, "--database-url", database_url]
+    """`<server> ARGS`: the one JSON object it prints."""
+    argv = [*command, *args]
     done = subprocess.run(
-        argv, capture_output=True, text=True, env=dict(env), timeout=ADMIN_TIMEOUT, check=False
+        argv, capture_output=True, text=True, env=dict(env), timeout=COMMAND_TIMEOUT, check=False
     )
     if done.returncode != 0:
         raise ServerError(
@@ -214,33 +272,45 @@ def run_admin(
 
 @dataclass
 class OutreachServer:
-    """A running server: where it listens, the seeded demo organisation and its keys."""
+    """A running server: where it listens, and what seeding it answered."""
 
     origin: str  # http://127.0.0.1:PORT
     base_url: str  # origin + API_PREFIX
-    api_key: str  # the demo organisation's live key
-    test_key: str
-    org_id: int
-    list_id: int
+    api_key: str  # the credential the seeding answered ('live_key')
+    list_id: int  # the seed answers' 'list_id'
+    org_id: int  # the seed answers' 'org_id'
+    test_key: str  # the seed answers' 'test_key'
+    seed: dict[str, Any]  # every seeding command's JSON answer, merged
     database_url: str
+    directory: Path
     log_path: Path
     receiver: WebhookReceiver
     command: list[str] = field(repr=False)
     env: dict[str, str] = field(repr=False)
     process: subprocess.Popen[bytes] = field(repr=False)
 
-    def admin(self, *args: str) -> dict[str, Any]:
-        """Run `<server> admin ARGS` against this server's database; its JSON answer."""
-        return run_admin(self.command, args, self.database_url, self.env)
+    def run(self, *args: str) -> dict[str, Any]:
+        """Run `<server> admin {args} --database-url {database_url}` (ARGS for `{args}`); its JSON answer."""
+        values = {**self._values(), "args": args}
+        return run_command(self.command, expand(RUN_ARGS, values), self.env)
+
+    def _values(self) -> dict[str, Any]:
+        return {
+            **self.seed,
+            "directory": str(self.directory),
+            "database_url": self.database_url,
+            "host": HOST,
+            "origin": self.origin,
+        }
 
     def client(self, **options: Any) -> "Client":
-        """A client of this server with the live key; `options` go to `Client`."""
+        """A client of this server with the seeded credential; `options` go to `Client`."""
         from .client import Client
 
         return Client(**{"api_key": self.api_key, "base_url": self.base_url, **options})
 
     def async_client(self, **options: Any) -> "AsyncClient":
-        """An `AsyncClient` of this server with the live key; `options` go to `AsyncClient`."""
+        """An `AsyncClient` of this server; `options` go to `AsyncClient`."""
         from .client import AsyncClient
 
         return AsyncClient(**{"api_key": self.api_key, "base_url": self.base_url, **options})
@@ -263,17 +333,11 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _server_env(
-    env: Mapping[str, str] | None, rate_limits: tuple[int, int] | None
-) -> dict[str, str]:
+def _server_env(env: Mapping[str, str] | None) -> dict[str, str]:
     """This process's environment without its own server settings, plus the test settings."""
     out = {k: v for k, v in os.environ.items() if not k.startswith(SETTINGS_PREFIX)}
-    out[SETTINGS_PREFIX + "DNS_FIXED"] = FIXED_DNS
-    # a fresh server key (Fernet format) for secrets at rest and app-token signing keys
-    out[SETTINGS_PREFIX + "SECRET_KEY"] = base64.urlsafe_b64encode(os.urandom(32)).decode()
-    if rate_limits is not None:
-        out[SETTINGS_PREFIX + "RATE_LIMIT_PER_SECOND"] = str(rate_limits[0])
-        out[SETTINGS_PREFIX + "RATE_LIMIT_PER_MINUTE"] = str(rate_limits[1])
+    values = {"random_key": base64.urlsafe_b64encode(os.urandom(32)).decode()}
+    out.update({name: value.format_map(values) for name, value in SERVER_ENV.items()})
     out.update(env or {})
     return out
 
@@ -294,33 +358,19 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 def _healthy(http: httpx.Client, origin: str) -> bool:
     try:
-        return http.get(f"{origin}/healthz").status_code == 200
+        return http.get(origin + HEALTH_PATH).status_code < 500
     except httpx.HTTPError:
         return False
 
 
 def _serve(
-    command: Sequence[str], database_url: str, env: Mapping[str, str], log_path: Path
+    command: Sequence[str], values: Mapping[str, Any], env: Mapping[str, str], log_path: Path
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """Start `<server> serve` on a free port and wait for /healthz; the process and its origin."""
+    """Start the server on a free port and wait for HEALTH_PATH; the process and its origin."""
     for attempt in range(3):
         port = _free_port()
         origin = f"http://{HOST}:{port}"
-        argv = [
-            *command,
-            "serve",
-            "--host",
-            HOST,
-            "--port",
-            str(port),
-            "--database-url",
-            database_url,
-            "--webhook-allow-http",
-            "--webhook-allowed-networks",
-            "127.0.0.0/8",
-            "--webhook-retry-scale",
-            "0.01",
-        ]
+        argv = [*command, *expand(SERVE_ARGS, {**values, "port": port})]
         with log_path.open("ab") as log:
             log.write(f"$ {shlex.join(argv)}\n".encode())
             log.flush()
@@ -339,9 +389,9 @@ def _serve(
         if exited is not None and "address already in use" in tail.lower() and attempt < 2:
             continue  # the free port was taken in the meantime: try another one
         outcome = (
-            f"did not answer GET /healthz within {STARTUP_TIMEOUT:g} s"
+            f"did not answer GET {HEALTH_PATH} within {STARTUP_TIMEOUT:g} s"
             if exited is None
-            else f"exited with status {exited} before answering GET /healthz"
+            else f"exited with status {exited} before answering GET {HEALTH_PATH}"
         )
         raise ServerError(f"`{shlex.join(argv)}` {outcome}; the end of {log_path}:\n{tail}")
     raise AssertionError("unreachable")
@@ -349,39 +399,38 @@ def _serve(
 
 @contextlib.contextmanager
 def start_outreach_server(
-    directory: Path,
-    *,
-    env: Mapping[str, str] | None = None,
-    rate_limits: tuple[int, int] | None = None,
+    directory: Path, *, env: Mapping[str, str] | None = None
 ) -> Iterator[OutreachServer]:
     """Seed a database in `directory`, run the server on a free port, stop it on exit.
 
-    `env`: extra `OUTREACH_*` settings for the server and admin commands (this
-    process's own `OUTREACH_*` variables are not passed on). `rate_limits`:
-    (per second, per minute) instead of the real limits.
+    `env`: extra environment variables for the server and its commands (this process's own
+    `OUTREACH_*` variables are not passed on).
     """
-    directory = Path(directory)
+    directory = Path(directory).resolve()
     directory.mkdir(parents=True, exist_ok=True)
     command = server_command()
-    database_url = f"sqlite+aiosqlite:///{directory.resolve() / 'outreach.sqlite3'}"
-    server_env = _server_env(env, rate_limits)
-    demo = run_admin(command, ["seed-demo"], database_url, server_env)
-    org_id = int(demo["org_id"])
-    credits = ["add-credits", "--org-id", str(org_id), "--amount", str(DEMO_CREDITS)]
-    run_admin(command, credits, database_url, server_env)
+    server_env = _server_env(env)
+    values: dict[str, Any] = {"directory": str(directory), "host": HOST}
+    database_url = DATABASE_URL.format_map(values)
+    values["database_url"] = database_url
+    seed: dict[str, Any] = {}
+    for words in SEED_COMMANDS:
+        seed.update(run_command(command, expand(words, {**values, **seed}), server_env))
     log_path = directory / "server.log"
     receiver = WebhookReceiver()
     try:
-        process, origin = _serve(command, database_url, server_env, log_path)
+        process, origin = _serve(command, {**values, **seed}, server_env, log_path)
         try:
             yield OutreachServer(
                 origin=origin,
                 base_url=origin + API_PREFIX,
-                api_key=str(demo["live_key"]),
-                test_key=str(demo["test_key"]),
-                org_id=org_id,
-                list_id=int(demo["list_id"]),
+                api_key=str(_answer(seed, "live_key")),
+                list_id=int(_answer(seed, "list_id")),
+                org_id=int(_answer(seed, "org_id")),
+                test_key=str(_answer(seed, "test_key")),
+                seed=seed,
                 database_url=database_url,
+                directory=directory,
                 log_path=log_path,
                 receiver=receiver,
                 command=list(command),
@@ -394,12 +443,20 @@ def start_outreach_server(
         receiver.close()
 
 
+def _answer(seed: Mapping[str, Any], key: str) -> Any:
+    if key not in seed:
+        raise ServerError(
+            f"the seeding commands answered no {key!r} (they answered {sorted(seed)})"
+        )
+    return seed[key]
+
+
 # -- pytest fixtures ----------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
 def outreach_server_env() -> dict[str, str]:
-    """Extra `OUTREACH_*` settings for the session's server: override to set some."""
+    """Extra environment variables for the session's server: override to set some."""
     return {}
 
 
@@ -407,7 +464,7 @@ def outreach_server_env() -> dict[str, str]:
 def outreach_server(
     tmp_path_factory: pytest.TempPathFactory, outreach_server_env: dict[str, str]
 ) -> Iterator[OutreachServer]:
-    """One real server for the test session (real rate limits)."""
+    """One real server for the test session."""
     directory = tmp_path_factory.mktemp("outreach-server")
     with start_outreach_server(directory, env=outreach_server_env) as server:
         yield server
@@ -415,7 +472,7 @@ def outreach_server(
 
 @pytest.fixture
 def outreach_client(outreach_server: OutreachServer) -> Iterator["Client"]:
-    """A client of the session's server with the demo live key, closed after the test."""
+    """A client of the session's server, closed after the test."""
     client = outreach_server.client()
     try:
         yield client

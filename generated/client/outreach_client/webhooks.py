@@ -9,11 +9,12 @@ s, 60 s and 300 s. Each attempt is recorded as a delivery.
 
     from outreach_client.webhooks import construct_event
 
-    event = construct_event(request_body_bytes, request.headers, secret)  # raises if forged
+    event = construct_event(request_body_bytes, request.headers, secret)
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 from collections.abc import Mapping
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 
 SIGNATURE_HEADER = "X-Webhook-Signature"
 ALGORITHM = "sha256"
+ENCODING = "hex"
+PREFIX = ""
+"""Text before the digest in the header (e.g. `sha256=`), from the spec's x-webhook-signature."""
 
 
 class WebhookSignatureError(APIError):
@@ -34,7 +38,9 @@ class WebhookSignatureError(APIError):
 
 def sign(payload: bytes, secret: str) -> str:
     """The signature the API puts on `payload` (hex HMAC-SHA256)."""
-    return hmac.new(secret.encode(), payload, getattr(hashlib, ALGORITHM)).hexdigest()
+    digest = hmac.new(secret.encode(), payload, getattr(hashlib, ALGORITHM)).digest()
+    encoded = digest.hex() if ENCODING == "hex" else base64.b64encode(digest).decode("ascii")
+    return PREFIX + encoded
 
 
 def verify_signature(payload: bytes, signature: str, secret: str) -> bool:
@@ -43,7 +49,10 @@ def verify_signature(payload: bytes, signature: str, secret: str) -> bool:
     Pass the body as received, before any JSON parsing: re-serialised JSON does not verify.
     """
     expected = sign(payload, secret)
-    return hmac.compare_digest(expected.encode(), signature.strip().lower().encode())
+    given = signature.strip()
+    if ENCODING == "hex":
+        expected, given = expected.lower(), given.lower()
+    return hmac.compare_digest(expected.encode(), given.encode())
 
 
 def construct_event(

@@ -19,6 +19,8 @@ class Target:
     distribution: str
     source: str  # the spec path shown in headers
     dependencies: tuple[str, ...] = field(default=())
+    # the server passes each secured operation's credentials to its handler
+    handler_credentials: bool = True
 
     @property
     def header(self) -> str:

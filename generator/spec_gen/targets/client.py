@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from typing import Any
 
 from ..examples import param_example, request_example
 from ..ir import Api, Operation, Param, schema_ref_name
 from ..naming import pascal, snake
 from ..render import names_in
-from . import Target
+from . import Target, client_wire
+from .client_auth import Scheme, primary_scheme, schemes, token_param
+from .client_facts import (
+    context_headers,
+    environments,
+    key_modes,
+    rate_limits,
+    status_docs,
+    status_errors,
+    webhook_signature,
+)
+from .client_names import client_paths
 
 IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
 PRIMITIVES = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
-
-ERROR_NAMES = {
-    400: "BadRequestError",
-    401: "AuthenticationError",
-    403: "PermissionDeniedError",
-    404: "NotFoundError",
-    409: "ConflictError",
-    422: "UnprocessableEntityError",
-    429: "RateLimitError",
-}
 
 
 @dataclass
@@ -65,6 +64,14 @@ class ClientOp:
     retry_safe: bool
     token_param: str | None  # a bearer token the call takes instead of the client's API key
     page: dict[str, Any] | None  # PageStyle arguments for list operations
+    token_scheme: str | None = None  # the security scheme `token_param` is sent for
+    namespace: tuple[str, ...] = ()  # client.<namespace...>.<method>: safe, unique names
+    method: str = ""
+
+    @property
+    def call_path(self) -> str:
+        """`contacts.get`: the attribute path under a client."""
+        return ".".join((*self.namespace, self.method))
 
     @property
     def params(self) -> list[Param]:
@@ -72,13 +79,28 @@ class ClientOp:
 
     @property
     def body_annotation(self) -> str:
-        """The body's model, or plain data validated into it before sending."""
-        body = self.op.body
-        if body is None:
-            return "None"
-        plain = "Sequence[Any]" if body.schema.get("type") == "array" else "Mapping[str, Any]"
-        optional = "" if body.required else " | None"
-        return f"{body.model} | {plain}{optional}"
+        """Each media type's model (or plain data validated into it), bytes or text."""
+        return client_wire.body_annotation(self.op.body)
+
+    @property
+    def path_expression(self) -> str:
+        return client_wire.path_expression(self.op)
+
+    @property
+    def query_styles(self) -> dict[str, tuple[str, bool]]:
+        return client_wire.query_styles(self.op)
+
+    @property
+    def cookies(self) -> str:
+        return client_wire.cookies_expression(self.op)
+
+    @property
+    def media(self) -> str:
+        return client_wire.media_expression(self.op.body)
+
+    @property
+    def content_type_arg(self) -> str | None:
+        return client_wire.content_type_argument(self.op)
 
     @property
     def args_doc(self) -> list[str]:
@@ -89,12 +111,15 @@ class ClientOp:
             if text:
                 out.append(f"{p.py_name}: {text}")
         if self.token_param:
-            out.append(f"{self.token_param}: bearer token sent instead of the client's API key.")
+            out.append(
+                f"{self.token_param}: the {self.token_scheme} bearer token for this call "
+                "(default: the client's option of that name)."
+            )
         if self.op.body is not None:
             text = " ".join((self.op.body.description or "").split())
-            out.append(
-                f"body: {self.op.body.model}, or plain data validated into it. {text}".rstrip()
-            )
+            out.append(f"body: {client_wire.body_doc(self.op.body)}. {text}".rstrip())
+            if self.content_type_arg:
+                out.append(f"{self.content_type_arg}: the media type to send (default: by value).")
         return out
 
     @property
@@ -107,7 +132,22 @@ class ClientOp:
         return [p for p in self.params if p not in self.path_params]
 
 
-def namespaces(api: Api) -> tuple[list[Namespace], list[Namespace]]:
+def client_views(api: Api, known: set[str], env_prefix: str = "") -> dict[str, ClientOp]:
+    """Every operation as the client sees it, with its safe, unique place in the client."""
+    table = schemes(api, env_prefix)
+    options = {o for s in table.values() for o in s.options} | set(context_headers(api))
+    paths = client_paths(api, frozenset(options))
+    views = {}
+    for op in api.operations:
+        view = client_op(api, op, known, table)
+        view.namespace, view.method = paths[op.operation_id]
+        views[op.operation_id] = view
+    return views
+
+
+def namespaces(
+    api: Api, views: dict[str, ClientOp] | None = None
+) -> tuple[list[Namespace], list[Namespace]]:
     """Every namespace (children before parents, so classes are defined in order) and the roots."""
     docs = {snake(tag.name).rstrip("_"): tag.description for tag in api.tags}
     table: dict[tuple[str, ...], Namespace] = {}
@@ -120,58 +160,11 @@ def namespaces(api: Api) -> tuple[list[Namespace], list[Namespace]]:
         return table[path]
 
     for op in api.operations:
-        get(op.client_namespace).operations.append(op)
+        path = views[op.operation_id].namespace if views else op.client_namespace
+        get(path).operations.append(op)
     ordered = sorted(table.values(), key=lambda ns: (-len(ns.path), list(table).index(ns.path)))
     roots = [ns for ns in table.values() if len(ns.path) == 1]
     return ordered, roots
-
-
-_STATUS_ERRORS: list[tuple[Api, list[tuple[int, str]]]] = []  # the last Api's answer
-
-
-def status_errors(api: Api) -> list[tuple[int, str]]:
-    """The client's error classes by status (asked once per response by the docs: cached)."""
-    if _STATUS_ERRORS and _STATUS_ERRORS[0][0] is api:
-        return _STATUS_ERRORS[0][1]
-    found = _status_errors(api)
-    _STATUS_ERRORS[:] = [(api, found)]
-    return found
-
-
-def _status_errors(api: Api) -> list[tuple[int, str]]:
-    codes = sorted(
-        {
-            int(r.status)
-            for op in api.operations
-            for r in op.responses
-            if r.status.isdigit() and 400 <= int(r.status) < 500
-        }
-        | set(ERROR_NAMES)
-    )
-    return [(code, ERROR_NAMES.get(code) or _status_name(code)) for code in codes]
-
-
-def _status_name(code: int) -> str:
-    try:
-        phrase = HTTPStatus(code).phrase
-    except ValueError:
-        return f"Status{code}Error"
-    return "".join(word.capitalize() for word in re.split(r"[^A-Za-z0-9]+", phrase)) + "Error"
-
-
-def environments(api: Api) -> dict[str, str]:
-    out = {}
-    for index, server in enumerate(api.servers):
-        name = (
-            server.extensions.get("x-environment")
-            or snake(server.description).rstrip("_")
-            or f"server{index}"
-        )
-        concrete = server.url
-        for var, value in server.variables.items():
-            concrete = concrete.replace("{" + var + "}", value)
-        out[str(name)] = concrete.rstrip("/")
-    return out
 
 
 def _data_annotation(api: Api, model: str, known: set[str]) -> str | None:
@@ -205,11 +198,17 @@ def _page_style(op: Operation) -> dict[str, Any] | None:
     return style
 
 
-def client_op(api: Api, op: Operation, known: set[str]) -> ClientOp:
+def client_op(
+    api: Api, op: Operation, known: set[str], table: dict[str, Scheme] | None = None
+) -> ClientOp:
     model = op.success.model
     page = _page_style(op)
     data = _data_annotation(api, model, known) if model else None
-    if model is None:
+    raw = client_wire.raw_result(op.success)
+    if raw is not None:
+        page = None
+        returns, parse = raw
+    elif model is None:
         returns, parse = "None", ""
     elif page is not None and data and data.startswith("list["):
         returns, parse = data[5:-1], f"{model}.model_validate_json(response.content)"
@@ -220,52 +219,32 @@ def client_op(api: Api, op: Operation, known: set[str]) -> ClientOp:
         returns, parse = model, f"{model}.model_validate_json(response.content)"
     tier = op.tier
     safe = tier != "billable" and (op.method in IDEMPOTENT_METHODS or tier == "read")
-    token = None
-    if op.security and op.security != api.default_security:
-        scheme = op.security[0][0]
-        if (api.security_schemes.get(scheme) or {}).get("scheme") == "bearer":
-            token = snake(scheme).rstrip("_") + "_token"
-    return ClientOp(op, returns, parse, op.body.model if op.body else None, safe, token, page)
+    own = token_param(api, op, table if table is not None else schemes(api, ""))
+    token, token_scheme = own if own else (None, None)
+    body_model = op.body.model if op.body else None
+    return ClientOp(op, returns, parse, body_model, safe, token, page, token_scheme)
 
 
-def context_headers(api: Api) -> dict[str, str]:
-    """Header parameters the request context reads (`x-context`): client-wide options too."""
-    out: dict[str, str] = {}
-    for op in api.operations:
-        for p in op.params:
-            if p.location == "header" and p.in_context:
-                option = p.py_name.removeprefix("x_")
-                out[option] = p.name
-    return dict(sorted(out.items()))
-
-
-def key_modes(api: Api) -> tuple[dict[str, str], str | None]:
-    fmt = api.extensions.get("x-api-key-format") or {}
-    modes = {
-        str(value): key[: -len("_prefix")]
-        for key, value in fmt.items()
-        if key.endswith("_prefix") and key != "service_prefix"
-    }
-    return modes, fmt.get("default_mode")
-
-
-def rate_limits(api: Api) -> tuple[tuple[int, float], ...]:
-    limits = api.extensions.get("x-rate-limit") or {}
-    windows = {"per_second": 1.0, "per_minute": 60.0, "per_hour": 3600.0}
-    return tuple((int(limits[k]), w) for k, w in windows.items() if k in limits)
+def models_used(view: ClientOp, known: set[str]) -> set[str]:
+    """Model classes a resource module imports for one operation."""
+    used: set[str] = set()
+    for p in view.op.params:
+        used |= names_in(p.annotation, known)
+    used |= names_in(view.returns, known) | names_in(view.parse, known)
+    return used | (client_wire.body_models(view.op.body) & known)
 
 
 def render_client(
-    target: Target, api: Api, known: set[str], api_key_env: str, testing: dict[str, Any]
+    target: Target, api: Api, known: set[str], env_prefix: str, testing: dict[str, Any] | None
 ) -> dict[str, str]:
     """Every file of the client but models.py (the API layer's models, shared)."""
     pkg = target.package
-    _, roots = namespaces(api)
+    table = schemes(api, env_prefix)
+    views = client_views(api, known, env_prefix)
+    _, roots = namespaces(api, views)
     envs = environments(api)
-    views = {op.operation_id: client_op(api, op, known) for op in api.operations}
     modes, default_mode = key_modes(api)
-    webhook = api.webhooks[0] if api.webhooks else None
-    delivery = api.extensions.get("x-webhook-delivery") or {}
+    webhook = next((w for w in api.webhooks if w.body is not None), None)
     ctx: dict[str, Any] = {
         **target.context(api),
         "status_errors": status_errors(api),
@@ -273,7 +252,8 @@ def render_client(
         "environments": {name: url for name, url in envs.items()},
         "default_environment": next(iter(envs), "default"),
         "base_path": api.default_prefix,
-        "api_key_env": api_key_env,
+        "schemes": table,
+        "primary": primary_scheme(api, table),
         "key_modes": modes,
         "default_key_mode": default_mode,
         "rate_limits": rate_limits(api),
@@ -281,7 +261,7 @@ def render_client(
         "roots": roots,
         "views": views,
         "webhook": webhook,
-        "delivery": delivery,
+        "signature": webhook_signature(api),
         "examples": root_examples(api, roots, views),
         "testing": testing,
     }
@@ -292,23 +272,22 @@ def render_client(
         f"{pkg}/py.typed": "",
         f"{pkg}/__init__.py": target.render("client/__init__.py.j2", **ctx),
         f"{pkg}/errors.py": target.render("client/errors.py.j2", **ctx),
+        f"{pkg}/wire.py": target.render("client/wire.py.j2", **ctx),
+        f"{pkg}/pacing.py": target.render("client/pacing.py.j2", **ctx),
+        f"{pkg}/auth.py": target.render("client/auth.py.j2", **ctx),
         f"{pkg}/base.py": target.render("client/base.py.j2", **ctx),
         f"{pkg}/pagination.py": target.render("client/pagination.py.j2", **ctx),
         f"{pkg}/client.py": target.render("client/client.py.j2", **ctx),
         f"{pkg}/resources/__init__.py": target.render("client/resources_init.py.j2", **ctx),
         "README.md": target.render("client/README.md.j2", **ctx),
-        f"{pkg}/testing.py": target.render("client/testing.py.j2", **ctx),
     }
+    if testing is not None:
+        files[f"{pkg}/testing.py"] = target.render("client/testing.py.j2", **ctx)
     for root in roots:
         used: set[str] = set()
         for ns in root.all():
             for op in ns.operations:
-                view = views[op.operation_id]
-                for p in op.params:
-                    used |= names_in(p.annotation, known)
-                used |= names_in(view.returns, known) | names_in(view.parse, known)
-                if view.body_model:
-                    used.add(view.body_model)
+                used |= models_used(views[op.operation_id], known)
         files[f"{pkg}/resources/{root.module}.py"] = target.render(
             "client/resource.py.j2", **ctx, root=root, models=sorted(used & known)
         )
@@ -329,7 +308,7 @@ def example_call(api: Api, view: ClientOp, client: str = "client") -> str:
         args.append(f'{view.token_param}="<token>"')
     if op.body is not None and op.body.required:
         args.append(f"body={request_example(api, op)!r}")
-    call = f"{client}.{'.'.join(op.client_namespace)}.{op.client_method}({', '.join(args)})"
+    call = f"{client}.{view.call_path}({', '.join(args)})"
     if view.page:
         return f"for item in {call}:\n    print(item)"
     if view.returns == "None":
@@ -343,14 +322,4 @@ def root_examples(api: Api, roots: list[Namespace], views: dict[str, ClientOp]) 
         ops = [op for ns in reversed(root.all()) for op in ns.operations]
         pick = next((op for op in ops if op.method == "get" and op.security), ops[0])
         out[root.attribute] = example_call(api, views[pick.operation_id])
-    return out
-
-
-def status_docs(api: Api) -> dict[int, str]:
-    """A short meaning per error status, from the spec's shared responses."""
-    out: dict[int, str] = {}
-    responses = [r for op in api.operations for r in op.error_responses]
-    for r in sorted(responses, key=lambda r: r.component is None):
-        if r.status.isdigit() and int(r.status) not in out and r.description:
-            out[int(r.status)] = " ".join(r.description.split()).rstrip(".")
     return out

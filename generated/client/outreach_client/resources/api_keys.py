@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import (
     ApiKeyCreated,
     ApiKeyCreatedResponse,
@@ -53,6 +49,7 @@ class ApiKeysResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ApiKeyListResponse.model_validate_json(response.content).data,
         )
@@ -82,7 +79,10 @@ class ApiKeysResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ApiKeyCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ApiKeyCreateRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: ApiKeyCreatedResponse.model_validate_json(response.content).data,
@@ -118,6 +118,7 @@ class AsyncApiKeysResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ApiKeyListResponse.model_validate_json(response.content).data,
         )
@@ -147,7 +148,10 @@ class AsyncApiKeysResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ApiKeyCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ApiKeyCreateRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: ApiKeyCreatedResponse.model_validate_json(response.content).data,

@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import AppToken, AppTokenResponse, BrowserExchangeRequest, JwkSet, ServiceTokenRequest
 
 if TYPE_CHECKING:
@@ -28,7 +24,7 @@ class AppPlatformResource:
         self,
         *,
         x_org_id: str | None = None,
-        identity_provider_principal_token: str,
+        identity_provider_principal_token: str | None = None,
         body: BrowserExchangeRequest | Mapping[str, Any],
     ) -> AppToken:
         """Exchange an identity-provider session for an app token
@@ -45,8 +41,8 @@ class AppPlatformResource:
 
         Args:
             x_org_id: Organization for the app-session exchange.
-            identity_provider_principal_token: bearer token sent instead of the client's API
-                key.
+            identity_provider_principal_token: the IdentityProviderPrincipal bearer token
+                for this call (default: the client's option of that name).
             body: BrowserExchangeRequest, or plain data validated into it.
         """
         return self._client._call(
@@ -55,10 +51,15 @@ class AppPlatformResource:
                 "/api/v1/app-sessions/exchange",
                 headers={
                     "X-Org-Id": x_org_id,
-                    "Authorization": f"Bearer {identity_provider_principal_token}",
                 },
-                body=body_of(BrowserExchangeRequest, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=BrowserExchangeRequest),),
+                ),
+                security=(("IdentityProviderPrincipal",),),
+                credentials={}
+                if identity_provider_principal_token is None
+                else {"IdentityProviderPrincipal": identity_provider_principal_token},
                 retry_safe=False,
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
@@ -86,8 +87,9 @@ class AppPlatformResource:
             Request(
                 "POST",
                 "/api/v1/service-token",
-                body=body_of(ServiceTokenRequest, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ServiceTokenRequest),)
+                ),
                 retry_safe=False,
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
@@ -110,7 +112,6 @@ class AppPlatformResource:
             Request(
                 "GET",
                 "/api/v1/app-platform/.well-known/jwks.json",
-                authenticated=False,
             ),
             lambda response: JwkSet.model_validate_json(response.content),
         )
@@ -126,7 +127,7 @@ class AsyncAppPlatformResource:
         self,
         *,
         x_org_id: str | None = None,
-        identity_provider_principal_token: str,
+        identity_provider_principal_token: str | None = None,
         body: BrowserExchangeRequest | Mapping[str, Any],
     ) -> AppToken:
         """Exchange an identity-provider session for an app token
@@ -143,8 +144,8 @@ class AsyncAppPlatformResource:
 
         Args:
             x_org_id: Organization for the app-session exchange.
-            identity_provider_principal_token: bearer token sent instead of the client's API
-                key.
+            identity_provider_principal_token: the IdentityProviderPrincipal bearer token
+                for this call (default: the client's option of that name).
             body: BrowserExchangeRequest, or plain data validated into it.
         """
         return await self._client._call(
@@ -153,10 +154,15 @@ class AsyncAppPlatformResource:
                 "/api/v1/app-sessions/exchange",
                 headers={
                     "X-Org-Id": x_org_id,
-                    "Authorization": f"Bearer {identity_provider_principal_token}",
                 },
-                body=body_of(BrowserExchangeRequest, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=BrowserExchangeRequest),),
+                ),
+                security=(("IdentityProviderPrincipal",),),
+                credentials={}
+                if identity_provider_principal_token is None
+                else {"IdentityProviderPrincipal": identity_provider_principal_token},
                 retry_safe=False,
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
@@ -184,8 +190,9 @@ class AsyncAppPlatformResource:
             Request(
                 "POST",
                 "/api/v1/service-token",
-                body=body_of(ServiceTokenRequest, body),
-                authenticated=False,
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ServiceTokenRequest),)
+                ),
                 retry_safe=False,
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
@@ -208,7 +215,6 @@ class AsyncAppPlatformResource:
             Request(
                 "GET",
                 "/api/v1/app-platform/.well-known/jwks.json",
-                authenticated=False,
             ),
             lambda response: JwkSet.model_validate_json(response.content),
         )

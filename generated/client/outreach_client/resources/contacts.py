@@ -8,13 +8,8 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import (
     AssignOwnerRequest,
     AssignOwnerResponse,
@@ -102,6 +97,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 ColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -137,6 +133,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -174,6 +171,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: SearchableFieldListResponse.model_validate_json(response.content).data,
         )
@@ -205,6 +203,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: BaseColumnListResponse.model_validate_json(response.content).data,
         )
@@ -236,6 +235,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ColumnNameListResponse.model_validate_json(response.content).data,
         )
@@ -267,6 +267,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: FormFieldsResponse.model_validate_json(response.content).data,
         )
@@ -294,6 +295,7 @@ class ContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -335,6 +337,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 ColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -370,6 +373,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -407,6 +411,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: SearchableFieldListResponse.model_validate_json(response.content).data,
         )
@@ -438,6 +443,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: BaseColumnListResponse.model_validate_json(response.content).data,
         )
@@ -469,6 +475,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ColumnNameListResponse.model_validate_json(response.content).data,
         )
@@ -500,6 +507,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: FormFieldsResponse.model_validate_json(response.content).data,
         )
@@ -527,6 +535,7 @@ class AsyncContactsSchemaResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -605,6 +614,7 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
@@ -639,7 +649,10 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ContactCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ContactCreateRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
@@ -667,10 +680,11 @@ class ContactsResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/api/v1/contacts/{path_param(contact_id)}",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
         )
@@ -698,6 +712,7 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: DashboardStatsResponse.model_validate_json(response.content).data,
         )
@@ -738,7 +753,10 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(FetchContactsRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=FetchContactsRequest),)
+                ),
+                security=(("ApiKey",),),
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
@@ -772,7 +790,11 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ProfilePicturesRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=ProfilePicturesRequest),),
+                ),
+                security=(("ApiKey",),),
             ),
             lambda response: ProfilePicturesResponse.model_validate_json(response.content).data,
         )
@@ -802,7 +824,10 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ColumnValuesRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ColumnValuesRequest),)
+                ),
+                security=(("ApiKey",),),
             ),
             lambda response: ColumnValuesResponse.model_validate_json(response.content).data,
         )
@@ -835,7 +860,11 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(BulkContactUpdateRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=BulkContactUpdateRequest),),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: BulkUpdateResponse.model_validate_json(response.content).data,
@@ -867,7 +896,10 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(AssignOwnerRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=AssignOwnerRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: AssignOwnerResponse.model_validate_json(response.content).data,
@@ -908,7 +940,10 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(MergeFilteredRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=MergeFilteredRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: MergeFilteredResponse.model_validate_json(response.content).data,
@@ -939,7 +974,15 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(WithdrawFromSequencesRequest, body),
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType(
+                            "application/json", "json", model=WithdrawFromSequencesRequest
+                        ),
+                    ),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: (
@@ -982,7 +1025,10 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(VerifyEmailRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=VerifyEmailRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: VerifyEmailResponse.model_validate_json(response.content).data,
@@ -1014,7 +1060,11 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(AsyncVerifyEmailRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=AsyncVerifyEmailRequest),),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: AsyncVerifyEmailResponse.model_validate_json(response.content).data,
@@ -1051,7 +1101,10 @@ class ContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(UnlockInfoRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=UnlockInfoRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: UnlockInfoResponse.model_validate_json(response.content).data,
@@ -1101,6 +1154,7 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
@@ -1135,7 +1189,10 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ContactCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ContactCreateRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
@@ -1163,10 +1220,11 @@ class AsyncContactsResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/api/v1/contacts/{path_param(contact_id)}",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
         )
@@ -1194,6 +1252,7 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: DashboardStatsResponse.model_validate_json(response.content).data,
         )
@@ -1234,7 +1293,10 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(FetchContactsRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=FetchContactsRequest),)
+                ),
+                security=(("ApiKey",),),
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
@@ -1268,7 +1330,11 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ProfilePicturesRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=ProfilePicturesRequest),),
+                ),
+                security=(("ApiKey",),),
             ),
             lambda response: ProfilePicturesResponse.model_validate_json(response.content).data,
         )
@@ -1298,7 +1364,10 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ColumnValuesRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ColumnValuesRequest),)
+                ),
+                security=(("ApiKey",),),
             ),
             lambda response: ColumnValuesResponse.model_validate_json(response.content).data,
         )
@@ -1331,7 +1400,11 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(BulkContactUpdateRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=BulkContactUpdateRequest),),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: BulkUpdateResponse.model_validate_json(response.content).data,
@@ -1363,7 +1436,10 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(AssignOwnerRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=AssignOwnerRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: AssignOwnerResponse.model_validate_json(response.content).data,
@@ -1404,7 +1480,10 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(MergeFilteredRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=MergeFilteredRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: MergeFilteredResponse.model_validate_json(response.content).data,
@@ -1435,7 +1514,15 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(WithdrawFromSequencesRequest, body),
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType(
+                            "application/json", "json", model=WithdrawFromSequencesRequest
+                        ),
+                    ),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: (
@@ -1478,7 +1565,10 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(VerifyEmailRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=VerifyEmailRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: VerifyEmailResponse.model_validate_json(response.content).data,
@@ -1510,7 +1600,11 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(AsyncVerifyEmailRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=AsyncVerifyEmailRequest),),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: AsyncVerifyEmailResponse.model_validate_json(response.content).data,
@@ -1547,7 +1641,10 @@ class AsyncContactsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(UnlockInfoRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=UnlockInfoRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: UnlockInfoResponse.model_validate_json(response.content).data,

@@ -7,12 +7,8 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import (
     EmailAddressVerification,
     EmailAddressVerificationResponse,
@@ -60,6 +56,7 @@ class EnrichmentWaterfallResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WaterfallConfigListResponse.model_validate_json(response.content).data,
         )
@@ -100,6 +97,7 @@ class AsyncEnrichmentWaterfallResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WaterfallConfigListResponse.model_validate_json(response.content).data,
         )
@@ -154,7 +152,11 @@ class EnrichmentResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(EmailAddressVerifyRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=EmailAddressVerifyRequest),),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: (
@@ -198,7 +200,11 @@ class AsyncEnrichmentResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(EmailAddressVerifyRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=EmailAddressVerifyRequest),),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: (

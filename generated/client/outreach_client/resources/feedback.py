@@ -6,12 +6,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import SurveyTriggerDeletionResponse, SurveyTriggerDeletionResult
 
 if TYPE_CHECKING:
@@ -47,10 +43,11 @@ class FeedbackSurveysTriggersResource:
         return self._client._call(
             Request(
                 "DELETE",
-                f"/api/v1/feedback/surveys/{path_param(survey_id)}/triggers/{path_param(trigger_id)}",
+                f"/api/v1/feedback/surveys/{_wire.path_param(survey_id)}/triggers/{_wire.path_param(trigger_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 SurveyTriggerDeletionResponse.model_validate_json(response.content).data
@@ -87,10 +84,11 @@ class AsyncFeedbackSurveysTriggersResource:
         return await self._client._call(
             Request(
                 "DELETE",
-                f"/api/v1/feedback/surveys/{path_param(survey_id)}/triggers/{path_param(trigger_id)}",
+                f"/api/v1/feedback/surveys/{_wire.path_param(survey_id)}/triggers/{_wire.path_param(trigger_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: (
                 SurveyTriggerDeletionResponse.model_validate_json(response.content).data

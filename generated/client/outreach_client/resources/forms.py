@@ -5,12 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import FormOverview, FormOverviewResponse
 
 if TYPE_CHECKING:
@@ -47,13 +43,14 @@ class FormsResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/api/v1/forms/{path_param(form_key)}/overview",
+                f"/api/v1/forms/{_wire.path_param(form_key)}/overview",
                 query={
                     "source_id": source_id,
                 },
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: FormOverviewResponse.model_validate_json(response.content).data,
         )
@@ -89,13 +86,14 @@ class AsyncFormsResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/api/v1/forms/{path_param(form_key)}/overview",
+                f"/api/v1/forms/{_wire.path_param(form_key)}/overview",
                 query={
                     "source_id": source_id,
                 },
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: FormOverviewResponse.model_validate_json(response.content).data,
         )

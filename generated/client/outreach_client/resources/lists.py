@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import ListCreateRequest, ListRecord, ListRecordListResponse, ListRecordResponse
 from ..pagination import AsyncPaginator, PageStyle, SyncPage, async_paginator, paginate
 
@@ -58,6 +54,7 @@ class ListsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ListRecordListResponse.model_validate_json(response.content),
             PageStyle(
@@ -92,7 +89,10 @@ class ListsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ListCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ListCreateRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: ListRecordResponse.model_validate_json(response.content).data,
@@ -138,6 +138,7 @@ class AsyncListsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: ListRecordListResponse.model_validate_json(response.content),
             PageStyle(
@@ -172,7 +173,10 @@ class AsyncListsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ListCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=ListCreateRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: ListRecordResponse.model_validate_json(response.content).data,

@@ -7,13 +7,8 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import DeploymentOutcome, DeploymentOutcomeResponse, SignaturePushRequest
 
 if TYPE_CHECKING:
@@ -49,11 +44,14 @@ class SignaturesMailboxesResource:
         return self._client._call(
             Request(
                 "POST",
-                f"/api/v1/signatures/mailboxes/{path_param(mailbox_id)}/push",
+                f"/api/v1/signatures/mailboxes/{_wire.path_param(mailbox_id)}/push",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(SignaturePushRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=SignaturePushRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: DeploymentOutcomeResponse.model_validate_json(response.content).data,
@@ -89,11 +87,14 @@ class AsyncSignaturesMailboxesResource:
         return await self._client._call(
             Request(
                 "POST",
-                f"/api/v1/signatures/mailboxes/{path_param(mailbox_id)}/push",
+                f"/api/v1/signatures/mailboxes/{_wire.path_param(mailbox_id)}/push",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(SignaturePushRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=SignaturePushRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: DeploymentOutcomeResponse.model_validate_json(response.content).data,

@@ -6,13 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import (
     BulkReinstateResponse,
     BulkReinstateResult,
@@ -65,10 +60,11 @@ class SuppressionsResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/api/v1/contacts/{path_param(contact_id)}/suppression",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}/suppression",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: SuppressionStatusResponse.model_validate_json(response.content).data,
         )
@@ -113,6 +109,7 @@ class SuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: SuppressionListResponse.model_validate_json(response.content),
             PageStyle(
@@ -144,11 +141,15 @@ class SuppressionsResource:
         return self._client._call(
             Request(
                 "POST",
-                f"/api/v1/contacts/{path_param(contact_id)}/suppress",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}/suppress",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(SuppressContactRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=SuppressContactRequest),),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: SuppressActionResponse.model_validate_json(response.content).data,
@@ -177,11 +178,15 @@ class SuppressionsResource:
         return self._client._call(
             Request(
                 "POST",
-                f"/api/v1/contacts/{path_param(contact_id)}/unsuppress",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}/unsuppress",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(SuppressContactRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=SuppressContactRequest),),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: UnsuppressActionResponse.model_validate_json(response.content).data,
@@ -212,7 +217,10 @@ class SuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(BulkSuppressRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=BulkSuppressRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: BulkSuppressResponse.model_validate_json(response.content).data,
@@ -244,7 +252,15 @@ class SuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ReinstateSuppressionsRequest, body),
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType(
+                            "application/json", "json", model=ReinstateSuppressionsRequest
+                        ),
+                    ),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: BulkReinstateResponse.model_validate_json(response.content).data,
@@ -278,10 +294,11 @@ class AsyncSuppressionsResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/api/v1/contacts/{path_param(contact_id)}/suppression",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}/suppression",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: SuppressionStatusResponse.model_validate_json(response.content).data,
         )
@@ -326,6 +343,7 @@ class AsyncSuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: SuppressionListResponse.model_validate_json(response.content),
             PageStyle(
@@ -357,11 +375,15 @@ class AsyncSuppressionsResource:
         return await self._client._call(
             Request(
                 "POST",
-                f"/api/v1/contacts/{path_param(contact_id)}/suppress",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}/suppress",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(SuppressContactRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=SuppressContactRequest),),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: SuppressActionResponse.model_validate_json(response.content).data,
@@ -390,11 +412,15 @@ class AsyncSuppressionsResource:
         return await self._client._call(
             Request(
                 "POST",
-                f"/api/v1/contacts/{path_param(contact_id)}/unsuppress",
+                f"/api/v1/contacts/{_wire.path_param(contact_id)}/unsuppress",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(SuppressContactRequest, body),
+                body=_wire.payload(
+                    body,
+                    (_wire.MediaType("application/json", "json", model=SuppressContactRequest),),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: UnsuppressActionResponse.model_validate_json(response.content).data,
@@ -425,7 +451,10 @@ class AsyncSuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(BulkSuppressRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=BulkSuppressRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: BulkSuppressResponse.model_validate_json(response.content).data,
@@ -457,7 +486,15 @@ class AsyncSuppressionsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(ReinstateSuppressionsRequest, body),
+                body=_wire.payload(
+                    body,
+                    (
+                        _wire.MediaType(
+                            "application/json", "json", model=ReinstateSuppressionsRequest
+                        ),
+                    ),
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: BulkReinstateResponse.model_validate_json(response.content).data,

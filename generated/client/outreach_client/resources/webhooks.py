@@ -8,13 +8,8 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..base import (
-    Request,
-    async_to_raw_response_wrapper,
-    body_of,
-    path_param,
-    to_raw_response_wrapper,
-)
+from .. import wire as _wire
+from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 from ..models import (
     DeliveryStatus,
     Webhook,
@@ -63,6 +58,7 @@ class WebhooksEventsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookEventListResponse.model_validate_json(response.content).data,
         )
@@ -96,6 +92,7 @@ class AsyncWebhooksEventsResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookEventListResponse.model_validate_json(response.content).data,
         )
@@ -151,7 +148,7 @@ class WebhooksDeliveriesResource:
             self._client,
             Request(
                 "GET",
-                f"/api/v1/webhooks/{path_param(webhook_id)}/deliveries",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}/deliveries",
                 query={
                     "page": page,
                     "limit": limit,
@@ -160,6 +157,7 @@ class WebhooksDeliveriesResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookDeliveryListResponse.model_validate_json(response.content),
             PageStyle(
@@ -205,7 +203,7 @@ class AsyncWebhooksDeliveriesResource:
             self._client,
             Request(
                 "GET",
-                f"/api/v1/webhooks/{path_param(webhook_id)}/deliveries",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}/deliveries",
                 query={
                     "page": page,
                     "limit": limit,
@@ -214,6 +212,7 @@ class AsyncWebhooksDeliveriesResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookDeliveryListResponse.model_validate_json(response.content),
             PageStyle(
@@ -279,6 +278,7 @@ class WebhooksResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookListResponse.model_validate_json(response.content).data,
         )
@@ -309,7 +309,10 @@ class WebhooksResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(WebhookCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=WebhookCreateRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: WebhookWithSecretResponse.model_validate_json(response.content).data,
@@ -335,10 +338,11 @@ class WebhooksResource:
         return self._client._call(
             Request(
                 "GET",
-                f"/api/v1/webhooks/{path_param(webhook_id)}",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookResponse.model_validate_json(response.content).data,
         )
@@ -363,10 +367,11 @@ class WebhooksResource:
         return self._client._call(
             Request(
                 "DELETE",
-                f"/api/v1/webhooks/{path_param(webhook_id)}",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: None,
         )
@@ -395,11 +400,14 @@ class WebhooksResource:
         return self._client._call(
             Request(
                 "PATCH",
-                f"/api/v1/webhooks/{path_param(webhook_id)}",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(WebhookUpdateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=WebhookUpdateRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: WebhookResponse.model_validate_json(response.content).data,
@@ -448,6 +456,7 @@ class AsyncWebhooksResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookListResponse.model_validate_json(response.content).data,
         )
@@ -478,7 +487,10 @@ class AsyncWebhooksResource:
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(WebhookCreateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=WebhookCreateRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: WebhookWithSecretResponse.model_validate_json(response.content).data,
@@ -504,10 +516,11 @@ class AsyncWebhooksResource:
         return await self._client._call(
             Request(
                 "GET",
-                f"/api/v1/webhooks/{path_param(webhook_id)}",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: WebhookResponse.model_validate_json(response.content).data,
         )
@@ -532,10 +545,11 @@ class AsyncWebhooksResource:
         return await self._client._call(
             Request(
                 "DELETE",
-                f"/api/v1/webhooks/{path_param(webhook_id)}",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
+                security=(("ApiKey",),),
             ),
             lambda response: None,
         )
@@ -564,11 +578,14 @@ class AsyncWebhooksResource:
         return await self._client._call(
             Request(
                 "PATCH",
-                f"/api/v1/webhooks/{path_param(webhook_id)}",
+                f"/api/v1/webhooks/{_wire.path_param(webhook_id)}",
                 headers={
                     "X-Target-Org-Id": x_target_org_id,
                 },
-                body=body_of(WebhookUpdateRequest, body),
+                body=_wire.payload(
+                    body, (_wire.MediaType("application/json", "json", model=WebhookUpdateRequest),)
+                ),
+                security=(("ApiKey",),),
                 retry_safe=False,
             ),
             lambda response: WebhookResponse.model_validate_json(response.content).data,

@@ -1,0 +1,63 @@
+"""The typed intermediate representation every renderer reads.
+
+Built from a bundled, validated OpenAPI 3.1 document. Nothing here knows about a
+particular API: names come from the document, conventions from its x- extensions.
+
+Inline request, response and parameter schemas that need a class (objects, enums,
+unions, forms) are hoisted into named schemas (`<OperationId>Request`,
+`<OperationId>Response`, `<OperationId><Param>`), so that every type a router,
+interface or client method names is a model class, bound to its spec node by JSON
+pointer (`Api.schema_pointers`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .builder import HTTP_METHODS, Builder
+from .model import (
+    MISSING,
+    Api,
+    Body,
+    FormField,
+    Header,
+    Media,
+    Operation,
+    Param,
+    Requirement,
+    Response,
+    SecurityScheme,
+    Server,
+    Tag,
+    WebhookOperation,
+)
+from .schemas import SCHEMA_REF
+
+__all__ = [
+    "HTTP_METHODS", "MISSING", "SCHEMA_REF", "Api", "Body", "FormField", "Header", "Media",
+    "Operation", "Param", "Requirement", "Response", "SecurityScheme", "Server", "Tag",
+    "WebhookOperation", "build_ir", "resolve_schema", "schema_ref_name",
+]  # fmt: skip
+
+
+def schema_ref_name(node: Any) -> str | None:
+    """The class name a `{"$ref": "#/components/schemas/Name"}` node points at."""
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    if isinstance(ref, str) and ref.startswith(SCHEMA_REF):
+        return ref[len(SCHEMA_REF) :].replace("~1", "/").replace("~0", "~")
+    return None
+
+
+def resolve_schema(api: Api, node: Any) -> dict[str, Any]:
+    """A schema with its `$ref`s to component schemas followed; keys beside a `$ref` win."""
+    seen = 0
+    while isinstance(node, dict) and schema_ref_name(node) and seen < 32:
+        beside = {k: v for k, v in node.items() if k != "$ref"}
+        node = {**api.schemas.get(schema_ref_name(node) or "", {}), **beside}
+        seen += 1
+    return node if isinstance(node, dict) else {}
+
+
+def build_ir(document: dict[str, Any]) -> Api:
+    """The IR of a bundled OpenAPI 3.1 document."""
+    return Builder(document).build()

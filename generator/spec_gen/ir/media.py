@@ -1,0 +1,82 @@
+"""Media types of bodies and responses: which kind each is, and a form's fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import FormField
+
+
+def media_kind(content_type: str) -> str:
+    """json | form | multipart | text | binary."""
+    base = content_type.split(";", 1)[0].strip().lower()
+    if base == "application/json" or base.endswith("+json"):
+        return "json"
+    if base == "application/x-www-form-urlencoded":
+        return "form"
+    if base.startswith("multipart/"):
+        return "multipart"
+    if (
+        base.startswith("text/")
+        or base in ("application/xml", "application/yaml")
+        or base.endswith("+xml")
+    ):
+        return "text"
+    return "binary"
+
+
+def media_order(content: dict[str, Any]) -> list[str]:
+    """Media types, the primary one first: JSON, then the document's order."""
+    names = [str(k) for k in content]
+    json_first = [n for n in names if media_kind(n) == "json"]
+    return json_first + [n for n in names if n not in json_first]
+
+
+def is_binary_schema(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    if schema.get("format") in ("binary", "byte") and schema.get("type") in ("string", None):
+        return True
+    media = schema.get("contentMediaType")
+    return (
+        isinstance(media, str) and not media.startswith("text/") and "contentEncoding" not in schema
+    )
+
+
+def form_fields(schema: dict[str, Any], deref: Any) -> tuple[FormField, ...]:
+    out = []
+    for name, raw in (schema.get("properties") or {}).items():
+        prop = deref(raw) if isinstance(raw, dict) else {}
+        items = deref(prop.get("items")) if isinstance(prop.get("items"), dict) else None
+        is_list = _has_type(prop, "array")
+        target = items if is_list and items is not None else prop
+        is_file = is_binary_schema(target)
+        is_json = not is_file and (
+            _has_type(target, "object")
+            or "properties" in target
+            or "$ref" in target
+            or any(k in target for k in ("allOf", "oneOf", "anyOf"))
+        )
+        out.append(FormField(str(name), is_file, is_list, is_json))
+    return tuple(out)
+
+
+def file_schema(schema: dict[str, Any], fields: tuple[FormField, ...]) -> dict[str, Any]:
+    """A form schema whose file properties read as bytes for the models."""
+    props = dict(schema.get("properties") or {})
+    binary = {"type": "string", "format": "binary"}
+    for f in fields:
+        if f.is_file:
+            old = props.get(f.name) or {}
+            keep = {k: old[k] for k in ("description",) if k in old}
+            props[f.name] = (
+                {"type": "array", "items": binary, **keep} if f.is_list else {**binary, **keep}
+            )
+    return {**schema, "properties": props}
+
+
+def _has_type(schema: Any, kind: str) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    types = schema.get("type")
+    return kind == types or (isinstance(types, list) and kind in types)

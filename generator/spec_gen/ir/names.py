@@ -1,0 +1,77 @@
+"""Safe, unique Python names for everything the generated modules declare.
+
+Model classes must not shadow what the generated modules import (FastAPI's `Response`,
+pydantic's `Field`, typing's `Any`...), builtins or keywords; handler arguments must not
+collide with each other after case conversion, nor with the names a handler body uses.
+Every choice is deterministic: document order decides who keeps the plain name.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+
+from ..naming import RESERVED, pascal, snake
+
+# Every name a generated module imports or defines at module level, beside the models.
+IMPORTED = frozenset(
+    {
+        "APIRouter", "Annotated", "Any", "AnyUrl", "AsyncIterable", "AwareDatetime", "BaseModel",
+        "Body", "ConfigDict", "Cookie", "Decimal", "Depends", "Dict", "EmailStr", "Enum",
+        "Field", "File", "Final", "Form", "Header", "IntEnum", "List", "Literal", "Mapping",
+        "NaiveDatetime", "OPERATIONS", "Optional", "Path", "Protocol", "Query", "Request",
+        "Response", "RootModel", "Security", "StrEnum", "StreamingResponse", "TypeAdapter",
+        "TypeVar", "UUID", "UploadFile", "Union", "annotations", "builtins", "conint", "constr",
+        "date", "datetime", "time", "timedelta", "runtime", "models", "transport", "security",
+        "ContextT", "ContextT_contra", "ContextProvider", "OperationInfo", "MappingProxyType",
+        "REQUIREMENTS", "SECURITY_SCHEMES", "SchemeInfo", "WEBHOOK_PAYLOADS", "CALLBACK_PAYLOADS",
+    }
+)  # fmt: skip
+_BUILTINS = frozenset(dir(builtins))
+_UNSAFE_CLASS = RESERVED | IMPORTED | _BUILTINS | {"None", "True", "False"}
+# names a router's or interface's function body uses beside its arguments
+HANDLER_RESERVED = frozenset(
+    {"self", "ctx", "body", "request", "credentials", "impl", "context", "result", "content_type"}
+)
+# names an operation's handler function must not take inside `create_router` (its locals and
+# the module-level names the routes use after it)
+OPERATION_RESERVED = HANDLER_RESERVED | {
+    "router", "create_router", "transport", "security", "runtime", "models", "interfaces",
+}  # fmt: skip
+
+
+def module_identifier(text: str, taken: set[str]) -> str:
+    """A module name for a tag, also a keyword argument of `create_api_router`."""
+    name = snake(text).rstrip("_") or "default"
+    if keyword.iskeyword(name) or name in HANDLER_RESERVED or name.startswith("__"):
+        name += "_"
+    if name[0].isdigit():
+        name = "_" + name
+    return unique(name, taken)
+
+
+def class_name(text: str, taken: set[str]) -> str:
+    """A PascalCase class name for a schema name, unique in `taken` (which it joins)."""
+    name = text if re.fullmatch(r"[A-Z][A-Za-z0-9]*", text) else pascal(text)
+    if not name[:1].isalpha():
+        name = "Model" + name.lstrip("_")
+    if name in _UNSAFE_CLASS or keyword.iskeyword(name):
+        name += "Model"
+    return unique(name, taken)
+
+
+def identifier(text: str, taken: set[str], reserved: frozenset[str] = HANDLER_RESERVED) -> str:
+    """A snake_case identifier, never a keyword, builtin or reserved name, unique in `taken`."""
+    name = snake(text)
+    if name.rstrip("_") in reserved or name in _BUILTINS or name in IMPORTED:
+        name = name.rstrip("_") + "_"
+    return unique(name, taken)
+
+
+def unique(name: str, taken: set[str]) -> str:
+    base, n = name, 2
+    while name in taken:
+        name, n = f"{base}{n}", n + 1
+    taken.add(name)
+    return name

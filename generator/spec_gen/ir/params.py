@@ -1,0 +1,82 @@
+"""Parameters: Python annotation, wire style and whether FastAPI reads them natively."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import MISSING
+
+SCALARS = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
+CONSTRAINTS = (
+    ("minimum", "ge"),
+    ("maximum", "le"),
+    ("exclusiveMinimum", "gt"),
+    ("exclusiveMaximum", "lt"),
+    ("minLength", "min_length"),
+    ("maxLength", "max_length"),
+    ("pattern", "pattern"),
+)
+DEFAULT_STYLE = {"path": "simple", "query": "form", "header": "simple", "cookie": "form"}
+
+
+def constraints(schema: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for key, name in CONSTRAINTS:
+        value = schema.get(key)
+        # 3.0 leftovers (a boolean exclusiveMinimum) are not a bound
+        if key in schema and not isinstance(value, bool):
+            out[name] = value
+    return out
+
+
+def shape(schema: dict[str, Any]) -> str:
+    types = schema.get("type")
+    kinds = types if isinstance(types, list) else [types]
+    if "array" in kinds or "items" in schema:
+        return "array"
+    if "object" in kinds or "properties" in schema:
+        return "object"
+    return "scalar"
+
+
+def is_native(location: str, style: str, explode: bool, kind: str, scalar_type: bool) -> bool:
+    """Whether FastAPI's own Path/Query/Header/Cookie reads this parameter as the spec means."""
+    if style in ("label", "matrix"):  # `.5` / `;id=5`: the prefix is the decoder's job
+        return False
+    if kind == "scalar":
+        return scalar_type
+    if kind == "array" and location == "query" and style == "form" and explode:
+        return scalar_type
+    return False
+
+
+def default_of(schema: dict[str, Any], location: str) -> Any:
+    # a path parameter is always sent: a default there means nothing on the server
+    if location == "path":
+        return MISSING
+    default = schema.get("default", MISSING)
+    # a default that does not fit its schema is a warning of the validator; not used here
+    return default if default is MISSING or fits(default, schema) else MISSING
+
+
+def fits(value: Any, schema: dict[str, Any]) -> bool:
+    """Whether a default value has its schema's type (and is one of its enum values)."""
+    if value is None:
+        return True
+    if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
+        return False
+    types = schema.get("type")
+    kinds = set(types if isinstance(types, list) else [types] if types else [])
+    if not kinds:
+        return True
+    checks = {
+        "string": lambda v: isinstance(v, str),
+        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "boolean": lambda v: isinstance(v, bool),
+        "array": lambda v: (
+            isinstance(v, list) and all(fits(item, schema.get("items") or {}) for item in v)
+        ),
+        "object": lambda v: isinstance(v, dict),
+    }
+    return any(checks.get(kind, lambda v: True)(value) for kind in kinds if kind != "null")
