@@ -30,6 +30,7 @@ from .validate import (
     rule_findings,
     validate_bundle,
 )
+from .verify import verify
 
 DOCS_PAGE = "docs.html"  # the reference page inside the server package
 
@@ -268,13 +269,21 @@ def build(
     *,
     use_cache: bool = True,
     strict: bool = False,
+    typecheck: bool = False,
     echo: Callable[[str], None] = print,
 ) -> list[Change]:
+    """Render, verify (imports and mounts), write; `typecheck`: then mypy --strict the output.
+
+    Raises TypeCheckFailed when mypy finds errors in the written output.
+    """
     if use_cache and unchanged_since_last_build(config):
         echo("nothing changed")
+        if typecheck:
+            _typecheck(config, echo)
         return []
     cache_dir = config.root / CACHE_DIR if use_cache else None
     result = render_tree(config, cache_dir, strict=strict, echo=echo)
+    echo(verify(result.files, config.server_package, config.client_package))
     old = existing_files(config.output)
     found = changes(old, result.files)
     write_tree(config.output, result.files, found)
@@ -286,11 +295,27 @@ def build(
     changed = sum(c.kind == "changed" for c in found)
     removed = sum(c.kind == "removed" for c in found)
     echo(f"{len(result.files)} files: {added} added, {changed} changed, {removed} removed")
+    if typecheck:
+        _typecheck(config, echo)
     return found
+
+
+class TypeCheckFailed(Exception):
+    """mypy --strict found errors in the generated output."""
+
+
+def _typecheck(config: Config, echo: Callable[[str], None]) -> None:
+    from .verify import typecheck
+
+    ok, report = typecheck(config.output, config.server_package, config.client_package)
+    echo(report)
+    if not ok:
+        raise TypeCheckFailed(report.splitlines()[-1] if report else "mypy failed")
 
 
 def check(config: Config, echo: Callable[[str], None] = print, *, strict: bool = False) -> bool:
     result = render_tree(config, None, strict=strict, echo=echo)
+    verify(result.files, config.server_package, config.client_package)
     old = existing_files(config.output)
     found = changes(old, result.files)
     out = config.relative(config.output)

@@ -165,15 +165,20 @@ def bundle_command(path: str | None, fmt: str, spec_option: str | None) -> None:
     "--check", is_flag=True, help="Build into memory and compare with the output directory."
 )
 @click.option("--no-cache", is_flag=True, help="Ignore the content-hash cache; rebuild everything.")
+@click.option(
+    "--typecheck", is_flag=True, help="Then run mypy --strict on the output (exit 1 on errors)."
+)
 @STRICT
 @_fail_on_spec_errors
-def build(spec: str | None, out: str | None, check: bool, no_cache: bool, strict: bool) -> None:
+def build(
+    spec: str | None, out: str | None, check: bool, no_cache: bool, strict: bool, typecheck: bool
+) -> None:
     """Generate the API layer, client and docs into generated/ (or compare with --check).
 
     Warnings are printed and the build goes on, unless --strict.
     """
     config = _config(spec).with_overrides(output=Path(out).resolve() if out else None)
-    if not check and not no_cache:  # the no-op rebuild, before importing the generator
+    if not check and not no_cache and not typecheck:  # no-op rebuild, generator not imported
         from .cache import unchanged_since_last_build
 
         if unchanged_since_last_build(config):
@@ -183,7 +188,13 @@ def build(spec: str | None, out: str | None, check: bool, no_cache: bool, strict
 
     if check:
         sys.exit(0 if builder.check(config, echo=click.echo, strict=strict) else 1)
-    builder.build(config, use_cache=not no_cache, strict=strict, echo=click.echo)
+    try:
+        builder.build(
+            config, use_cache=not no_cache, strict=strict, typecheck=typecheck, echo=click.echo
+        )
+    except builder.TypeCheckFailed as failed:
+        click.echo(f"spec-gen: the generated code fails mypy --strict: {failed}", err=True)
+        sys.exit(1)
 
 
 @main.command()

@@ -41,7 +41,8 @@ def _doc_escape(text: str) -> str:
 
 def op_badges(op: Operation) -> str:
     parts = [f"Tier: {op.tier}" if op.tier else "", f"Scope: {op.scope}" if op.scope else ""]
-    parts.append(f"Lifecycle: {op.lifecycle}")
+    if "x-lifecycle" in op.extensions:
+        parts.append(f"Lifecycle: {op.lifecycle}")
     if op.feature_flag:
         parts.append(f"Feature flag: {op.feature_flag}")
     if op.provisional:
@@ -54,7 +55,8 @@ def op_docstring(op: Operation, indent: int) -> str:
     pad = " " * indent
     lines = [docline(op.summary or op.operation_id), ""]
     lines.append(f"{op.method.upper()} {op.full_path}")
-    lines.append(op_badges(op))
+    if op_badges(op):
+        lines.append(op_badges(op))
     if op.description.strip():
         lines.append("")
         for paragraph in op.description.strip().split("\n\n"):
@@ -115,6 +117,8 @@ def read_body(body: Body, indent: int) -> str:
     pad = " " * indent
     lines = [f"{pad}body: {body.annotation}{'' if body.required else ' | None'}"]
     readers = [(m, _reader(m)) for m in body.media]
+    if len(readers) > 1:
+        lines.append(f"{pad}content_type = transport.media_type(request)")
     if not body.required:
         lines += [f"{pad}if not await transport.has_body(request):", f"{pad}    body = None"]
         first = "elif"
@@ -125,7 +129,6 @@ def read_body(body: Body, indent: int) -> str:
             return f"{pad}body = {readers[0][1]}"
         lines += [f"{pad}else:", f"{pad}    body = {readers[0][1]}"]
         return "\n".join(lines)
-    lines.append(f"{pad}content_type = transport.media_type(request)")
     for n, (m, reader) in enumerate(readers):
         keyword = first if n == 0 else "elif"
         lines += [
@@ -154,9 +157,17 @@ def _reader(m: Media) -> str:
 def default_literal(p: Param) -> str:
     if p.default is MISSING or p.default is None:
         return "None"
-    if p.annotation[:1].isupper() and isinstance(p.default, str):
-        return f"{p.annotation}({p.default!r})"
-    return pyrepr(p.default)
+    return typed_literal(p.annotation, p.default)
+
+
+def typed_literal(annotation: str, value: Any) -> str:
+    """A literal of `annotation`: enum members built from their value, lists item by item."""
+    inner = re.fullmatch(r"list\[(.+)\]", annotation)
+    if inner and isinstance(value, list):
+        return "[" + ", ".join(typed_literal(inner.group(1), v) for v in value) + "]"
+    if annotation[:1].isupper() and not isinstance(value, (list, dict)):
+        return f"{annotation}({pyrepr(value)})"
+    return pyrepr(value)
 
 
 def fastapi_body(body: Any) -> str:

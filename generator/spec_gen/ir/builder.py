@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..errors import at
 from ..load import resolve_pointer
-from ..naming import module_name, pascal, snake
+from ..naming import pascal, snake
 from . import media as media_mod
 from . import params as params_mod
 from .model import (
@@ -25,8 +27,8 @@ from .model import (
     Tag,
     WebhookOperation,
 )
-from .names import identifier, unique
-from .schemas import SCHEMA_REF, SchemaSet, escape, rewrite_refs
+from .names import OPERATION_RESERVED, identifier, module_identifier, unique
+from .schemas import SCHEMA_REF, SchemaSet, escape, rewrite_refs, variant
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
@@ -197,19 +199,28 @@ class Builder:
 
     # -- parts of an operation ---------------------------------------------------
 
-    def params(self, nodes: list[dict[str, Any]], op_name: str, pointer: str) -> list[Param]:
-        out = []
+    def params(
+        self, nodes: list[dict[str, Any]], op_name: str, pointer: str, path: str = ""
+    ) -> list[Param]:
+        """The parameters, each with a unique Python name. Path parameters choose first, and
+        no other parameter may take a path placeholder's name (FastAPI would read it from the
+        path); later collisions get the location as suffix (`id` and `id_query`)."""
+        resolved = [self.deref(raw) for raw in nodes]
+        placeholders = set(re.findall(r"{([^}]+)}", path))
         taken: set[str] = set()
-        for n, raw in enumerate(nodes):
-            node = self.deref(raw)
-            name = str(node.get("name", ""))
+        names: dict[int, str] = {}
+        order = sorted(range(len(resolved)), key=lambda n: resolved[n].get("in") != "path")
+        for n in order:
+            node = resolved[n]
             location = str(node.get("in", "query"))
-            wanted = identifier(name, set())
-            py_name = unique(
-                wanted if wanted not in taken else f"{wanted.rstrip('_')}_{location}", taken
-            )
-            out.append(self.param(node, op_name, py_name, f"{pointer}/parameters/{n}"))
-        return out
+            wanted = identifier(str(node.get("name", "")), set())
+            if wanted in taken or (location != "path" and wanted in placeholders):
+                wanted = f"{wanted.rstrip('_')}_{location}"
+            names[n] = unique(wanted, taken)
+        return [
+            self.param(node, op_name, names[n], f"{pointer}/parameters/{n}")
+            for n, node in enumerate(resolved)
+        ]
 
     def param(self, node: dict[str, Any], op_name: str, py_name: str, pointer: str) -> Param:
         name = str(node.get("name", ""))
@@ -273,7 +284,9 @@ class Builder:
             )
         return tuple(out)
 
-    def media(self, content: dict[str, Any], hoist: str, pointer: str) -> tuple[Media, ...]:
+    def media(
+        self, content: dict[str, Any], hoist: str, pointer: str, drop: str = ""
+    ) -> tuple[Media, ...]:
         out = []
         models: dict[str, str] = {}
         for content_type in media_mod.media_order(content):
@@ -283,14 +296,16 @@ class Builder:
             where = f"{pointer}/{escape(content_type)}/schema"
             model = None
             fields: tuple[Any, ...] = ()
-            if kind == "json" and raw:
+            if kind == "json" and raw is not None:
                 model = models.get("json") or self.model_for(raw, hoist, where)
+                model = variant(self.set, model, drop) if drop else model
                 models["json"] = model
             elif kind in ("form", "multipart"):
                 schema = self.deref(raw) if raw else {}
                 if not schema.get("properties"):
                     kind = "binary" if kind == "multipart" else "text"
                 else:
+                    schema = variant_schema(schema, drop)
                     fields = media_mod.form_fields(schema, self.deref)
                     form = media_mod.file_schema(schema, fields)
                     model = models.get(kind) or self.set.add(
@@ -314,7 +329,7 @@ class Builder:
             return None
         node = self.deref(node)
         content = node.get("content") or {}
-        media = self.media(content, op_name + "Request", pointer + "/content")
+        media = self.media(content, op_name + "Request", pointer + "/content", "readOnly")
         if not media:
             return None
         first = media[0]
@@ -345,7 +360,7 @@ class Builder:
                 else f"{op_name}Error{text.capitalize()}"
             )
             where = f"{pointer}/{escape(str(status))}/content"
-            media = self.media(response.get("content") or {}, hoist, where)
+            media = self.media(response.get("content") or {}, hoist, where, "writeOnly")
             json_media = next((m for m in media if m.kind == "json"), None)
             out.append(
                 Response(
@@ -375,11 +390,12 @@ class Builder:
         default_reqs = requirements(doc.get("security"))
         tags: dict[str, Tag] = {}
         modules: set[str] = set()
-        classes: set[str] = set()
+        # a tag's Protocol is <Class>Api: never the name of a model class it imports
+        classes: set[str] = {n[: -len("Api")] for n in self.set.schemas if n.endswith("Api")}
 
         def tag_for(name: str, description: str = "") -> Tag:
             if name not in tags:
-                module = unique(module_name(name) or "default", modules)
+                module = module_identifier(name, modules)
                 cls = unique(pascal(name) or "Default", classes)
                 tags[name] = Tag(name, description, module=module, class_name=cls)
             return tags[name]
@@ -400,37 +416,40 @@ class Builder:
             for method in HTTP_METHODS:
                 if not isinstance(item.get(method), dict):
                     continue
-                raw = item[method]
-                pointer = f"{item_pointer}/{method}"
-                prefix = server(raw["servers"][0]).prefix if raw.get("servers") else item_prefix
-                op_id = unique(str(raw.get("operationId") or snake(f"{method} {path}")), op_ids)
-                op_name = pascal(op_id)
-                own = [self.deref(p) for p in raw.get("parameters") or []]
-                own_keys = {(p.get("name"), p.get("in")) for p in own}
-                merged = [p for p in shared if (p.get("name"), p.get("in")) not in own_keys] + own
-                tag = tag_for(str((raw.get("tags") or ["default"])[0]))
-                reqs = requirements(raw["security"]) if "security" in raw else default_reqs
-                op = Operation(
-                    operation_id=op_id,
-                    method=method,
-                    path=str(path),
-                    prefix=prefix,
-                    tag=tag.name,
-                    summary=str(raw.get("summary", "")),
-                    description=str(raw.get("description", "")),
-                    params=self.params(merged, op_name, pointer),
-                    body=self.body(raw.get("requestBody"), op_name, pointer + "/requestBody"),
-                    responses=self.responses(
-                        raw.get("responses") or {}, op_name, pointer + "/responses"
-                    ),
-                    security=tuple(r.schemes for r in reqs),
-                    deprecated=bool(raw.get("deprecated", False)),
-                    extensions=extensions(raw),
-                    pointer=pointer,
-                    requirements=reqs,
-                    callbacks=self.callbacks(raw.get("callbacks") or {}, op_name, pointer),
-                    python_name=identifier(op_id, py_names, frozenset({"create_router", "router"})),
-                )
+                with at(f"{item_pointer}/{method}"):
+                    raw = item[method]
+                    pointer = f"{item_pointer}/{method}"
+                    prefix = server(raw["servers"][0]).prefix if raw.get("servers") else item_prefix
+                    op_id = unique(str(raw.get("operationId") or snake(f"{method} {path}")), op_ids)
+                    op_name = pascal(op_id)
+                    own = [self.deref(p) for p in raw.get("parameters") or []]
+                    own_keys = {(p.get("name"), p.get("in")) for p in own}
+                    merged = [
+                        p for p in shared if (p.get("name"), p.get("in")) not in own_keys
+                    ] + own
+                    tag = tag_for(str((raw.get("tags") or ["default"])[0]))
+                    reqs = requirements(raw["security"]) if "security" in raw else default_reqs
+                    op = Operation(
+                        operation_id=op_id,
+                        method=method,
+                        path=str(path),
+                        prefix=prefix,
+                        tag=tag.name,
+                        summary=str(raw.get("summary", "")),
+                        description=str(raw.get("description", "")),
+                        params=self.params(merged, op_name, pointer, str(path)),
+                        body=self.body(raw.get("requestBody"), op_name, pointer + "/requestBody"),
+                        responses=self.responses(
+                            raw.get("responses") or {}, op_name, pointer + "/responses"
+                        ),
+                        security=tuple(r.schemes for r in reqs),
+                        deprecated=bool(raw.get("deprecated", False)),
+                        extensions=extensions(raw),
+                        pointer=pointer,
+                        requirements=reqs,
+                        callbacks=self.callbacks(raw.get("callbacks") or {}, op_name, pointer),
+                        python_name=identifier(op_id, py_names, OPERATION_RESERVED),
+                    )
                 operations.append(op)
                 tag.operations.append(op)
         webhooks = [
@@ -470,15 +489,23 @@ class Builder:
                 for method, raw in (item or {}).items():
                     if method in HTTP_METHODS and isinstance(raw, dict):
                         where = f"{pointer}/callbacks/{escape(str(name))}/{escape(str(expression))}/{method}"
-                        hook = self.webhook(f"{op_name}{pascal(str(name))}", method, raw, where)
-                        hook.name, hook.expression = str(name), str(expression)
+                        hook = self.webhook(
+                            str(name), method, raw, where, f"{op_name}{pascal(str(name))}"
+                        )
+                        hook.expression = str(expression)
                         out.append(hook)
         return out
 
     def webhook(
-        self, name: str, method: str, raw: dict[str, Any], pointer: str
+        self, name: str, method: str, raw: dict[str, Any], pointer: str, op_name: str = ""
     ) -> WebhookOperation:
-        op_name = pascal(str(raw.get("operationId") or f"webhook {name}"))
+        with at(pointer):
+            return self._webhook(name, method, raw, pointer, op_name)
+
+    def _webhook(
+        self, name: str, method: str, raw: dict[str, Any], pointer: str, op_name: str
+    ) -> WebhookOperation:
+        op_name = pascal(str(raw.get("operationId") or op_name or f"webhook {name}"))
         params = self.params([self.deref(p) for p in raw.get("parameters") or []], op_name, pointer)
         return WebhookOperation(
             name=name,
@@ -504,3 +531,18 @@ def _is_primitive(schema: dict[str, Any]) -> bool:
     return not any(
         k in schema for k in ("enum", "oneOf", "anyOf", "allOf", "properties", "const")
     ) and all(k in ("string", "integer", "number", "boolean", "null") for k in kinds)
+
+
+def variant_schema(schema: dict[str, Any], flag: str) -> dict[str, Any]:
+    """A form schema without its `flag` properties (forms are flat: no nested classes)."""
+    if not flag:
+        return schema
+    props = {
+        k: v
+        for k, v in (schema.get("properties") or {}).items()
+        if not (isinstance(v, dict) and v.get(flag) is True)
+    }
+    out = {**schema, "properties": props}
+    if "required" in schema:
+        out["required"] = [r for r in schema.get("required") or [] if r in props]
+    return out

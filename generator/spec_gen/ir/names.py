@@ -23,13 +23,32 @@ IMPORTED = frozenset(
         "NaiveDatetime", "OPERATIONS", "Optional", "Path", "Protocol", "Query", "Request",
         "Response", "RootModel", "Security", "StrEnum", "StreamingResponse", "TypeAdapter",
         "TypeVar", "UUID", "UploadFile", "Union", "annotations", "builtins", "conint", "constr",
-        "date", "datetime", "time", "timedelta", "runtime", "models",
+        "date", "datetime", "time", "timedelta", "runtime", "models", "transport", "security",
+        "ContextT", "ContextT_contra", "ContextProvider", "OperationInfo", "MappingProxyType",
+        "REQUIREMENTS", "SECURITY_SCHEMES", "SchemeInfo", "WEBHOOK_PAYLOADS", "CALLBACK_PAYLOADS",
     }
 )  # fmt: skip
 _BUILTINS = frozenset(dir(builtins))
 _UNSAFE_CLASS = RESERVED | IMPORTED | _BUILTINS | {"None", "True", "False"}
 # names a router's or interface's function body uses beside its arguments
-HANDLER_RESERVED = frozenset({"self", "ctx", "body", "request", "credentials", "impl", "context"})
+HANDLER_RESERVED = frozenset(
+    {"self", "ctx", "body", "request", "credentials", "impl", "context", "result", "content_type"}
+)
+# names an operation's handler function must not take inside `create_router` (its locals and
+# the module-level names the routes use after it)
+OPERATION_RESERVED = HANDLER_RESERVED | {
+    "router", "create_router", "transport", "security", "runtime", "models", "interfaces",
+}  # fmt: skip
+
+
+def module_identifier(text: str, taken: set[str]) -> str:
+    """A module name for a tag, also a keyword argument of `create_api_router`."""
+    name = snake(text).rstrip("_") or "default"
+    if keyword.iskeyword(name) or name in HANDLER_RESERVED or name.startswith("__"):
+        name += "_"
+    if name[0].isdigit():
+        name = "_" + name
+    return unique(name, taken)
 
 
 def class_name(text: str, taken: set[str]) -> str:

@@ -52,4 +52,29 @@ def default_of(schema: dict[str, Any], location: str) -> Any:
     # a path parameter is always sent: a default there means nothing on the server
     if location == "path":
         return MISSING
-    return schema.get("default", MISSING)
+    default = schema.get("default", MISSING)
+    # a default that does not fit its schema is a warning of the validator; not used here
+    return default if default is MISSING or fits(default, schema) else MISSING
+
+
+def fits(value: Any, schema: dict[str, Any]) -> bool:
+    """Whether a default value has its schema's type (and is one of its enum values)."""
+    if value is None:
+        return True
+    if isinstance(schema.get("enum"), list) and value not in schema["enum"]:
+        return False
+    types = schema.get("type")
+    kinds = set(types if isinstance(types, list) else [types] if types else [])
+    if not kinds:
+        return True
+    checks = {
+        "string": lambda v: isinstance(v, str),
+        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "boolean": lambda v: isinstance(v, bool),
+        "array": lambda v: (
+            isinstance(v, list) and all(fits(item, schema.get("items") or {}) for item in v)
+        ),
+        "object": lambda v: isinstance(v, dict),
+    }
+    return any(checks.get(kind, lambda v: True)(value) for kind in kinds if kind != "null")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ..errors import at
 from ..naming import pascal
 from .names import class_name
 
@@ -88,6 +89,7 @@ class SchemaSet:
         self.schemas: dict[str, dict[str, Any]] = {}
         self.children: dict[str, list[str]] = {}  # class -> classes hoisted out of it
         self.top: list[str] = []  # components, then classes hoisted from operations
+        self.variants: dict[tuple[str, str], str] = {}  # (class, dropped flag) -> class
         self.pointers: dict[str, str] = {}  # class name -> JSON pointer of its spec node
         self.hoisted: set[str] = set()
         self.taken: set[str] = set()
@@ -101,7 +103,8 @@ class SchemaSet:
             self.top.append(cls)
         for name in list(components):
             cls = self.renames[name]
-            self.schemas[cls] = self.hoist_nested(self.schemas[cls], cls, self.pointers[cls])
+            with at(self.pointers[cls]):
+                self.schemas[cls] = self.hoist_nested(self.schemas[cls], cls, self.pointers[cls])
 
     def ref(self, cls: str) -> dict[str, Any]:
         return {"$ref": SCHEMA_REF + escape(cls)}
@@ -157,7 +160,16 @@ class SchemaSet:
             if isinstance(sub, dict):
                 suffix = _singular(owner) if key == "items" else owner + "Value"
                 out[key] = self.child(sub, parent, suffix, f"{pointer}/{key}")
-        for key in ("allOf", "oneOf", "anyOf"):
+        # allOf members are merged into one class by datamodel-code-generator: left inline,
+        # their own nested objects and enums hoisted
+        if isinstance(schema.get("allOf"), list):
+            out["allOf"] = [
+                self.hoist_nested(m, owner, f"{pointer}/allOf/{n}", parent)
+                if isinstance(m, dict) and "$ref" not in m
+                else m
+                for n, m in enumerate(schema["allOf"])
+            ]
+        for key in ("oneOf", "anyOf"):
             members = schema.get(key)
             if isinstance(members, list):
                 out[key] = [
@@ -208,3 +220,112 @@ def _singular(name: str) -> str:
     if name.endswith("s") and not name.endswith("ss") and len(name) > 1:
         return name[:-1]
     return name + "Item"
+
+
+def _refs(node: Any) -> set[str]:
+    """The classes a schema refers to (not through x- extensions)."""
+    out: set[str] = set()
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str) and value.startswith(SCHEMA_REF):
+                out.add(_unescape(value[len(SCHEMA_REF) :]))
+            elif not (isinstance(key, str) and key.startswith("x-")):
+                out |= _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            out |= _refs(value)
+    return out
+
+
+def _drop(node: Any, flag: str, rename: dict[str, str]) -> Any:
+    """A copy without the properties marked `flag` (readOnly or writeOnly); refs renamed."""
+    if isinstance(node, dict):
+        out: dict[str, Any] = {}
+        dropped = set()
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                kept = {}
+                for name, prop in value.items():
+                    if isinstance(prop, dict) and prop.get(flag) is True:
+                        dropped.add(name)
+                    else:
+                        kept[name] = _drop(prop, flag, rename)
+                out[key] = kept
+            elif key == "$ref" and isinstance(value, str) and value.startswith(SCHEMA_REF):
+                name = _unescape(value[len(SCHEMA_REF) :])
+                out[key] = SCHEMA_REF + escape(rename.get(name, name))
+            elif isinstance(key, str) and key.startswith("x-"):
+                out[key] = value
+            else:
+                out[key] = _drop(value, flag, rename)
+        if dropped and isinstance(out.get("required"), list):
+            out["required"] = [r for r in out["required"] if r not in dropped]
+        return out
+    if isinstance(node, list):
+        return [_drop(v, flag, rename) for v in node]
+    return node
+
+
+def _has_flag(node: Any, flag: str) -> bool:
+    if isinstance(node, dict):
+        props = node.get("properties")
+        if isinstance(props, dict) and any(
+            isinstance(p, dict) and p.get(flag) is True for p in props.values()
+        ):
+            return True
+        return any(
+            _has_flag(v, flag)
+            for k, v in node.items()
+            if not (isinstance(k, str) and k.startswith("x-"))
+        )
+    if isinstance(node, list):
+        return any(_has_flag(v, flag) for v in node)
+    return False
+
+
+def variant(schemas: SchemaSet, cls: str, flag: str) -> str:
+    """The class for `cls` without its `flag` properties (readOnly in requests, writeOnly in
+    responses), nested classes included: `<Class>Input` / `<Class>Output`, or `cls` itself
+    when nothing it reaches carries the flag."""
+    reach: set[str] = set()
+    todo = [cls]
+    while todo:
+        name = todo.pop()
+        if name in reach or name not in schemas.schemas:
+            continue
+        reach.add(name)
+        todo.extend(_refs(schemas.schemas[name]))
+    marked = {n for n in reach if _has_flag(schemas.schemas[n], flag)}
+    if not marked:
+        return cls
+    # every class that reaches a marked class needs a variant
+    needs = {n for n in reach if n in marked or _reaches(schemas, n, marked)}
+    suffix = "Input" if flag == "readOnly" else "Output"
+    rename = {}
+    for name in sorted(needs):
+        key = (name, flag)
+        if key not in schemas.variants:
+            schemas.variants[key] = class_name(name + suffix, schemas.taken)
+        rename[name] = schemas.variants[key]
+    for name in sorted(needs):
+        new = rename[name]
+        if new not in schemas.schemas:
+            schemas.schemas[new] = _drop(schemas.schemas[name], flag, rename)
+            schemas.pointers[new] = schemas.pointers.get(name, "")
+            schemas.hoisted.add(new)
+            schemas.top.append(new)
+    return rename.get(cls, cls)
+
+
+def _reaches(schemas: SchemaSet, start: str, targets: set[str]) -> bool:
+    seen: set[str] = set()
+    todo = list(_refs(schemas.schemas.get(start, {})))
+    while todo:
+        name = todo.pop()
+        if name in targets:
+            return True
+        if name in seen or name not in schemas.schemas:
+            continue
+        seen.add(name)
+        todo.extend(_refs(schemas.schemas[name]))
+    return False

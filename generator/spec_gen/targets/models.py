@@ -59,8 +59,71 @@ def models_document(api: Api) -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": api.title or "API", "version": api.version or "0"},
         "paths": {},
-        "components": {"schemas": inline_primitive_refs(api.schemas, api.schemas)},
+        "components": {"schemas": model_ready(inline_primitive_refs(api.schemas, api.schemas))},
     }
+
+
+def model_ready(node: Any) -> Any:
+    """Schemas as datamodel-code-generator handles them well:
+
+    - a `discriminator` outside a oneOf/anyOf (on an allOf base) is dropped: it would make
+      the base's property `Literal['<BaseName>']` and every subclass's the class name;
+    - `default: null` on a property that does not allow null is dropped.
+    """
+    if isinstance(node, list):
+        return [model_ready(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {
+        k: (v if isinstance(k, str) and k.startswith("x-") else model_ready(v))
+        for k, v in node.items()
+    }
+    if "discriminator" in out and not ("oneOf" in out or "anyOf" in out):
+        del out["discriminator"]
+    if "default" in out and out["default"] is None and not _allows_null(out):
+        del out["default"]
+    return out
+
+
+def _allows_null(schema: dict[str, Any]) -> bool:
+    types = schema.get("type")
+    if types == "null" or (isinstance(types, list) and "null" in types):
+        return True
+    members = [*(schema.get("oneOf") or []), *(schema.get("anyOf") or [])]
+    return any(isinstance(m, dict) and _allows_null(m) for m in members)
+
+
+def allof_overrides(schemas: dict[str, Any]) -> bool:
+    """Whether a schema's allOf redeclares a property of a class it extends (a subclass field
+    of another type: mypy reports the override, pydantic accepts it)."""
+
+    def props(schema: Any, seen: set[str]) -> set[str]:
+        if not isinstance(schema, dict):
+            return set()
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            name = ref.rsplit("/", 1)[-1]
+            if name in seen:
+                return set()
+            return props(schemas.get(name), seen | {name})
+        found = set((schema.get("properties") or {}).keys())
+        for member in schema.get("allOf") or []:
+            found |= props(member, seen)
+        return found
+
+    for schema in schemas.values():
+        members = schema.get("allOf") if isinstance(schema, dict) else None
+        if not isinstance(members, list) or len(members) < 2:
+            continue
+        seen: set[str] = set()
+        for member in members:
+            mine = props(member, set())
+            if mine & seen:
+                return True
+            seen |= mine
+        if set((schema.get("properties") or {}).keys()) & seen:
+            return True
+    return False
 
 
 def generate_models(document: dict[str, Any], header: str, cache_dir: Path | None) -> str:
@@ -100,7 +163,41 @@ def _run_datamodel_codegen(document: dict[str, Any], header: str) -> str:
         **OPTIONS,
     )
     assert isinstance(source, str)
+    source = bare_generics_typed(source)
+    if allof_overrides(document["components"]["schemas"]):
+        first, _, rest = source.partition("\n")
+        note = "# allOf members redeclare fields of the class they extend:\n"
+        note += '# mypy: disable-error-code="assignment"'
+        source = f"{first}\n{note}\n{rest}"
     return source
+
+
+_BARE = re.compile(r"(?<![\w.\"'])(list|dict)(?=\]|\s*$|\s*\||\s*=|,)", re.MULTILINE)
+
+
+def bare_generics_typed(source: str) -> str:
+    """`RootModel[list]` / `root: list` (an untyped array datamodel-code-generator leaves
+    bare) spelled `list[Any]` / `dict[str, Any]`, so the module passes mypy --strict."""
+    lines = []
+    changed = False
+    for line in source.split("\n"):
+        code = line.lstrip()
+        is_code = (code.startswith("class ") or re.match(r"\w+: ", code)) and '"""' not in code
+        if is_code:
+            new = _BARE.sub(
+                lambda m: "list[Any]" if m.group(1) == "list" else "dict[str, Any]", line
+            )
+            changed |= new != line
+            line = new
+        lines.append(line)
+    out = "\n".join(lines)
+    if changed and not re.search(r"^from typing import .*\bAny\b", out, re.MULTILINE):
+        out = out.replace(
+            "from __future__ import annotations\n",
+            "from __future__ import annotations\n\nfrom typing import Any\n",
+            1,
+        )
+    return out
 
 
 def model_names(source: str) -> set[str]:

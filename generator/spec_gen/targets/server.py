@@ -20,9 +20,21 @@ class Constant:
     doc: str
 
 
+_TYPE_NAMES = {
+    "str": "str",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "NoneType": "None",
+    "dict": "dict[str, Any]",
+    "list": "list[Any]",
+}
+
+
 def constants(api: Api) -> list[Constant]:
     """Root x- extensions flattened: `x-rate-limit: {per_second: 10}` -> RATE_LIMIT_PER_SECOND."""
     out: list[Constant] = []
+    taken: set[str] = {"Any", "Final"}
 
     def visit(prefix: list[str], value: Any) -> None:
         if isinstance(value, dict) and all(
@@ -32,10 +44,15 @@ def constants(api: Api) -> list[Constant]:
                 if not str(key).startswith("x-"):
                     visit([*prefix, str(key)], item)
             return
-        name = constant_name(*prefix)
+        name = constant_name(*prefix) or "EXTENSION"
+        name = "_" + name if name[0].isdigit() else name
+        base, n = name, 2
+        while name in taken:
+            name, n = f"{base}_{n}", n + 1
+        taken.add(name)
         if isinstance(value, list):
             value = tuple(value)
-            kinds = {type(v).__name__ for v in value}
+            kinds = {_TYPE_NAMES.get(type(v).__name__, "Any") for v in value}
             annotation = f"tuple[{kinds.pop()}, ...]" if len(kinds) == 1 else "tuple[Any, ...]"
         elif isinstance(value, dict):
             annotation = "dict[str, Any]"
@@ -59,6 +76,11 @@ def used_models(ops: list[Operation], known: set[str]) -> list[str]:
     return sorted(names & known)
 
 
+def webhook_models(api: Api, known: set[str]) -> list[str]:
+    hooks = [*api.webhooks, *(hook for op in api.operations for hook in op.callbacks)]
+    return sorted({h.body.model for h in hooks if h.body and h.body.kind == "json"} & known)
+
+
 def render_server(target: Target, api: Api) -> dict[str, str]:
     """Every file of the API layer but models.py (datamodel-code-generator writes that)."""
     pkg = target.package
@@ -73,6 +95,9 @@ def render_server(target: Target, api: Api) -> dict[str, str]:
         f"{pkg}/runtime.py": target.render("api/runtime.py.j2", **ctx),
         f"{pkg}/transport.py": target.render("api/transport.py.j2", **ctx),
         f"{pkg}/security.py": target.render("api/security.py.j2", **ctx),
+        f"{pkg}/webhooks.py": target.render(
+            "api/webhooks.py.j2", **ctx, models=webhook_models(api, known)
+        ),
         f"{pkg}/constants.py": target.render(
             "api/constants.py.j2", **ctx, constants=constants(api)
         ),

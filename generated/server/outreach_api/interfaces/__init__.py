@@ -12,7 +12,7 @@ from .signatures import SignaturesApi
 from .suppressions import SuppressionsApi
 from .webhooks import WebhooksApi
 
-__all__ = [
+__all__: list[str] = [
     "SuppressionsApi",
     "ContactsApi",
     "ListsApi",

@@ -18,6 +18,6 @@ class SubscribeResponse(BaseModel):
     id: str
 
 
-class WebhookSubscribeOnEventRequest(BaseModel):
+class SubscribeOnEventRequest(BaseModel):
     event: str
     at: AwareDatetime

@@ -26,7 +26,6 @@ class MediaResource:
         """get_avatar
 
         GET /avatars/{user_id}
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -42,7 +41,6 @@ class MediaResource:
         """get_readme
 
         GET /readme
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -58,7 +56,6 @@ class MediaResource:
         """export_rows
 
         GET /export
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -74,7 +71,6 @@ class MediaResource:
         """get_report
 
         GET /report
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -102,7 +98,6 @@ class AsyncMediaResource:
         """get_avatar
 
         GET /avatars/{user_id}
-        Lifecycle: active
         """
         return await self._client._call(
             Request(
@@ -118,7 +113,6 @@ class AsyncMediaResource:
         """get_readme
 
         GET /readme
-        Lifecycle: active
         """
         return await self._client._call(
             Request(
@@ -134,7 +128,6 @@ class AsyncMediaResource:
         """export_rows
 
         GET /export
-        Lifecycle: active
         """
         return await self._client._call(
             Request(
@@ -150,7 +143,6 @@ class AsyncMediaResource:
         """get_report
 
         GET /report
-        Lifecycle: active
         """
         return await self._client._call(
             Request(

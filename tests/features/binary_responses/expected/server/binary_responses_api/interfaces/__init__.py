@@ -3,6 +3,6 @@
 
 from .media import MediaApi
 
-__all__ = [
+__all__: list[str] = [
     "MediaApi",
 ]

@@ -20,7 +20,6 @@ class MediaApi(Protocol[ContextT_contra]):
         """get_avatar
 
         GET /avatars/{user_id}
-        Lifecycle: active
         """
         ...
 
@@ -31,7 +30,6 @@ class MediaApi(Protocol[ContextT_contra]):
         """get_readme
 
         GET /readme
-        Lifecycle: active
         """
         ...
 
@@ -42,7 +40,6 @@ class MediaApi(Protocol[ContextT_contra]):
         """export_rows
 
         GET /export
-        Lifecycle: active
         """
         ...
 
@@ -53,6 +50,5 @@ class MediaApi(Protocol[ContextT_contra]):
         """get_report
 
         GET /report
-        Lifecycle: active
         """
         ...

@@ -28,7 +28,6 @@ class EventsResource:
         """subscribe
 
         POST /subscriptions
-        Lifecycle: active
 
         Args:
             body: SubscribeRequest, or plain data validated into it.
@@ -60,7 +59,6 @@ class AsyncEventsResource:
         """subscribe
 
         POST /subscriptions
-        Lifecycle: active
 
         Args:
             body: SubscribeRequest, or plain data validated into it.

@@ -3,6 +3,6 @@
 
 from .events import EventsApi
 
-__all__ = [
+__all__: list[str] = [
     "EventsApi",
 ]

@@ -19,6 +19,5 @@ class EventsApi(Protocol[ContextT_contra]):
         """subscribe
 
         POST /subscriptions
-        Lifecycle: active
         """
         ...

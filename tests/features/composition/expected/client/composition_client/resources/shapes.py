@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import Account, Node, Shape, Value
+from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
@@ -23,22 +23,21 @@ class ShapesResource:
     def create_node(
         self,
         *,
-        body: Node | Mapping[str, Any],
+        body: NodeInput | Mapping[str, Any],
     ) -> Node:
         """create_node
 
         POST /nodes
-        Lifecycle: active
 
         Args:
-            body: Node, or plain data validated into it.
+            body: NodeInput, or plain data validated into it.
         """
         return self._client._call(
             Request(
                 "POST",
                 "/nodes",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=Node),)
+                    body, (_wire.MediaType("application/json", "json", model=NodeInput),)
                 ),
                 retry_safe=False,
             ),
@@ -53,7 +52,6 @@ class ShapesResource:
         """create_shape
 
         POST /shapes
-        Lifecycle: active
 
         Args:
             body: Shape, or plain data validated into it.
@@ -73,26 +71,25 @@ class ShapesResource:
     def create_account(
         self,
         *,
-        body: Account | Mapping[str, Any],
-    ) -> Account:
+        body: AccountInput | Mapping[str, Any],
+    ) -> AccountOutput:
         """create_account
 
         POST /accounts
-        Lifecycle: active
 
         Args:
-            body: Account, or plain data validated into it.
+            body: AccountInput, or plain data validated into it.
         """
         return self._client._call(
             Request(
                 "POST",
                 "/accounts",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=Account),)
+                    body, (_wire.MediaType("application/json", "json", model=AccountInput),)
                 ),
                 retry_safe=False,
             ),
-            lambda response: Account.model_validate_json(response.content),
+            lambda response: AccountOutput.model_validate_json(response.content),
         )
 
     def echo_value(
@@ -103,7 +100,6 @@ class ShapesResource:
         """echo_value
 
         POST /values
-        Lifecycle: active
 
         Args:
             body: Value, or plain data validated into it.
@@ -130,22 +126,21 @@ class AsyncShapesResource:
     async def create_node(
         self,
         *,
-        body: Node | Mapping[str, Any],
+        body: NodeInput | Mapping[str, Any],
     ) -> Node:
         """create_node
 
         POST /nodes
-        Lifecycle: active
 
         Args:
-            body: Node, or plain data validated into it.
+            body: NodeInput, or plain data validated into it.
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/nodes",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=Node),)
+                    body, (_wire.MediaType("application/json", "json", model=NodeInput),)
                 ),
                 retry_safe=False,
             ),
@@ -160,7 +155,6 @@ class AsyncShapesResource:
         """create_shape
 
         POST /shapes
-        Lifecycle: active
 
         Args:
             body: Shape, or plain data validated into it.
@@ -180,26 +174,25 @@ class AsyncShapesResource:
     async def create_account(
         self,
         *,
-        body: Account | Mapping[str, Any],
-    ) -> Account:
+        body: AccountInput | Mapping[str, Any],
+    ) -> AccountOutput:
         """create_account
 
         POST /accounts
-        Lifecycle: active
 
         Args:
-            body: Account, or plain data validated into it.
+            body: AccountInput, or plain data validated into it.
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/accounts",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=Account),)
+                    body, (_wire.MediaType("application/json", "json", model=AccountInput),)
                 ),
                 retry_safe=False,
             ),
-            lambda response: Account.model_validate_json(response.content),
+            lambda response: AccountOutput.model_validate_json(response.content),
         )
 
     async def echo_value(
@@ -210,7 +203,6 @@ class AsyncShapesResource:
         """echo_value
 
         POST /values
-        Lifecycle: active
 
         Args:
             body: Value, or plain data validated into it.

@@ -3,6 +3,6 @@
 
 from .shapes import ShapesApi
 
-__all__ = [
+__all__: list[str] = [
     "ShapesApi",
 ]

@@ -3,7 +3,7 @@
 
 from typing import Protocol
 
-from ..models import Account, Node, Shape, Value
+from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
 from ..runtime import ContextT_contra
 
 
@@ -14,12 +14,11 @@ class ShapesApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        body: Node,
+        body: NodeInput,
     ) -> Node:
         """create_node
 
         POST /nodes
-        Lifecycle: active
         """
         ...
 
@@ -32,7 +31,6 @@ class ShapesApi(Protocol[ContextT_contra]):
         """create_shape
 
         POST /shapes
-        Lifecycle: active
         """
         ...
 
@@ -40,12 +38,11 @@ class ShapesApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        body: Account,
-    ) -> Account:
+        body: AccountInput,
+    ) -> AccountOutput:
         """create_account
 
         POST /accounts
-        Lifecycle: active
         """
         ...
 
@@ -58,6 +55,5 @@ class ShapesApi(Protocol[ContextT_contra]):
         """echo_value
 
         POST /values
-        Lifecycle: active
         """
         ...

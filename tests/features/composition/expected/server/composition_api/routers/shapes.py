@@ -6,7 +6,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends
 
 from ..interfaces.shapes import ShapesApi
-from ..models import Account, Node, Shape, Value
+from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
 from ..operations import OPERATIONS
 from ..runtime import ContextProvider, ContextT
 
@@ -25,7 +25,7 @@ def create_router(impl: ShapesApi[ContextT], context: ContextProvider[ContextT])
     async def create_node(
         ctx: Annotated[Any, Depends(context(OPERATIONS["create_node"]))],
         *,
-        body: Annotated[Node, Body()],
+        body: Annotated[NodeInput, Body()],
     ) -> Node:
         return await impl.create_node(
             ctx,
@@ -54,13 +54,13 @@ def create_router(impl: ShapesApi[ContextT], context: ContextProvider[ContextT])
         operation_id="create_account",
         summary="",
         status_code=201,
-        response_model=Account,
+        response_model=AccountOutput,
     )
     async def create_account(
         ctx: Annotated[Any, Depends(context(OPERATIONS["create_account"]))],
         *,
-        body: Annotated[Account, Body()],
-    ) -> Account:
+        body: Annotated[AccountInput, Body()],
+    ) -> AccountOutput:
         return await impl.create_account(
             ctx,
             body=body,

@@ -28,7 +28,6 @@ class AuthResource:
         """login
 
         POST /login
-        Lifecycle: active
 
         Args:
             body: LoginRequestForm (or plain data), sent as application/x-www-form-
@@ -66,7 +65,6 @@ class AsyncAuthResource:
         """login
 
         POST /login
-        Lifecycle: active
 
         Args:
             body: LoginRequestForm (or plain data), sent as application/x-www-form-

@@ -3,6 +3,6 @@
 
 from .auth import AuthApi
 
-__all__ = [
+__all__: list[str] = [
     "AuthApi",
 ]

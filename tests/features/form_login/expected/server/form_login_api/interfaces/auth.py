@@ -19,6 +19,5 @@ class AuthApi(Protocol[ContextT_contra]):
         """login
 
         POST /login
-        Lifecycle: active
         """
         ...

@@ -47,7 +47,6 @@ class ItemsResource:
         """find_items
 
         GET /items/{kind}/{ref}
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -106,7 +105,6 @@ class ItemsResource:
         """get_tile
 
         GET /tiles/{coords}
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -142,7 +140,6 @@ class AsyncItemsResource:
         """find_items
 
         GET /items/{kind}/{ref}
-        Lifecycle: active
         """
         return await self._client._call(
             Request(
@@ -201,7 +198,6 @@ class AsyncItemsResource:
         """get_tile
 
         GET /tiles/{coords}
-        Lifecycle: active
         """
         return await self._client._call(
             Request(

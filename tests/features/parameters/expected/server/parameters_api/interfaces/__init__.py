@@ -3,6 +3,6 @@
 
 from .items import ItemsApi
 
-__all__ = [
+__all__: list[str] = [
     "ItemsApi",
 ]

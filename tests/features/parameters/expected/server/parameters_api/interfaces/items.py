@@ -38,7 +38,6 @@ class ItemsApi(Protocol[ContextT_contra]):
         """find_items
 
         GET /items/{kind}/{ref}
-        Lifecycle: active
         """
         ...
 
@@ -51,6 +50,5 @@ class ItemsApi(Protocol[ContextT_contra]):
         """get_tile
 
         GET /tiles/{coords}
-        Lifecycle: active
         """
         ...

@@ -35,7 +35,6 @@ class DefaultResource:
         """get_users_id
 
         GET /users/{id}
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -65,7 +64,6 @@ class DefaultResource:
         """put_users_id
 
         PUT /users/{id}
-        Lifecycle: active
 
         Args:
             body: Role, or plain data validated into it.
@@ -90,7 +88,6 @@ class DefaultResource:
         """post_models_uuid
 
         POST /models/{UUID}
-        Lifecycle: active
 
         Args:
             body: NoneModel, or plain data validated into it.
@@ -129,7 +126,6 @@ class AsyncDefaultResource:
         """get_users_id
 
         GET /users/{id}
-        Lifecycle: active
         """
         return await self._client._call(
             Request(
@@ -159,7 +155,6 @@ class AsyncDefaultResource:
         """put_users_id
 
         PUT /users/{id}
-        Lifecycle: active
 
         Args:
             body: Role, or plain data validated into it.
@@ -184,7 +179,6 @@ class AsyncDefaultResource:
         """post_models_uuid
 
         POST /models/{UUID}
-        Lifecycle: active
 
         Args:
             body: NoneModel, or plain data validated into it.

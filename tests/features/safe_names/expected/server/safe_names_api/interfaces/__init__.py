@@ -3,6 +3,6 @@
 
 from .default import DefaultApi
 
-__all__ = [
+__all__: list[str] = [
     "DefaultApi",
 ]

@@ -26,7 +26,6 @@ class DefaultApi(Protocol[ContextT_contra]):
         """get_users_id
 
         GET /users/{id}
-        Lifecycle: active
         """
         ...
 
@@ -40,7 +39,6 @@ class DefaultApi(Protocol[ContextT_contra]):
         """put_users_id
 
         PUT /users/{id}
-        Lifecycle: active
         """
         ...
 
@@ -54,6 +52,5 @@ class DefaultApi(Protocol[ContextT_contra]):
         """post_models_uuid
 
         POST /models/{UUID}
-        Lifecycle: active
         """
         ...

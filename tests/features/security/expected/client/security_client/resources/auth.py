@@ -24,7 +24,6 @@ class AuthResource:
         """with_basic
 
         GET /basic
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -41,7 +40,6 @@ class AuthResource:
         """with_bearer
 
         GET /bearer
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -58,7 +56,6 @@ class AuthResource:
         """with_api_key
 
         GET /keys
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -79,7 +76,6 @@ class AuthResource:
         """with_key_and_bearer
 
         GET /both
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -103,7 +99,6 @@ class AuthResource:
         """optional_auth
 
         GET /maybe
-        Lifecycle: active
 
         Args:
             oidc_token: the oidc bearer token for this call (default: the client's option of
@@ -128,7 +123,6 @@ class AuthResource:
         """no_auth
 
         GET /open
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -151,7 +145,6 @@ class AsyncAuthResource:
         """with_basic
 
         GET /basic
-        Lifecycle: active
         """
         return await self._client._call(
             Request(
@@ -168,7 +161,6 @@ class AsyncAuthResource:
         """with_bearer
 
         GET /bearer
-        Lifecycle: active
         """
         return await self._client._call(
             Request(
@@ -185,7 +177,6 @@ class AsyncAuthResource:
         """with_api_key
 
         GET /keys
-        Lifecycle: active
         """
         return await self._client._call(
             Request(
@@ -206,7 +197,6 @@ class AsyncAuthResource:
         """with_key_and_bearer
 
         GET /both
-        Lifecycle: active
         """
         return await self._client._call(
             Request(
@@ -230,7 +220,6 @@ class AsyncAuthResource:
         """optional_auth
 
         GET /maybe
-        Lifecycle: active
 
         Args:
             oidc_token: the oidc bearer token for this call (default: the client's option of
@@ -255,7 +244,6 @@ class AsyncAuthResource:
         """no_auth
 
         GET /open
-        Lifecycle: active
         """
         return await self._client._call(
             Request(

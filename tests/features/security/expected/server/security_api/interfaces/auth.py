@@ -3,9 +3,9 @@
 
 from typing import Protocol
 
+from .. import transport
 from ..models import Who
 from ..runtime import ContextT_contra
-from ..transport import Credentials
 
 
 class AuthApi(Protocol[ContextT_contra]):
@@ -15,12 +15,11 @@ class AuthApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        credentials: Credentials,
+        credentials: transport.Credentials,
     ) -> Who:
         """with_basic
 
         GET /basic
-        Lifecycle: active
         """
         ...
 
@@ -28,12 +27,11 @@ class AuthApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        credentials: Credentials,
+        credentials: transport.Credentials,
     ) -> Who:
         """with_bearer
 
         GET /bearer
-        Lifecycle: active
         """
         ...
 
@@ -41,12 +39,11 @@ class AuthApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        credentials: Credentials,
+        credentials: transport.Credentials,
     ) -> Who:
         """with_api_key
 
         GET /keys
-        Lifecycle: active
         """
         ...
 
@@ -54,12 +51,11 @@ class AuthApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        credentials: Credentials,
+        credentials: transport.Credentials,
     ) -> Who:
         """with_key_and_bearer
 
         GET /both
-        Lifecycle: active
         """
         ...
 
@@ -67,12 +63,11 @@ class AuthApi(Protocol[ContextT_contra]):
         self,
         ctx: ContextT_contra,
         *,
-        credentials: Credentials | None,
+        credentials: transport.Credentials | None,
     ) -> Who:
         """optional_auth
 
         GET /maybe
-        Lifecycle: active
         """
         ...
 
@@ -83,6 +78,5 @@ class AuthApi(Protocol[ContextT_contra]):
         """no_auth
 
         GET /open
-        Lifecycle: active
         """
         ...

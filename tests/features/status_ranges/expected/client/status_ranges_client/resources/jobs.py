@@ -25,7 +25,6 @@ class JobsResource:
         """start_job
 
         POST /jobs
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -43,7 +42,6 @@ class JobsResource:
         """get_job
 
         GET /jobs/{job_id}
-        Lifecycle: active
         """
         return self._client._call(
             Request(
@@ -66,7 +64,6 @@ class AsyncJobsResource:
         """start_job
 
         POST /jobs
-        Lifecycle: active
         """
         return await self._client._call(
             Request(
@@ -84,7 +81,6 @@ class AsyncJobsResource:
         """get_job
 
         GET /jobs/{job_id}
-        Lifecycle: active
         """
         return await self._client._call(
             Request(

@@ -3,6 +3,6 @@
 
 from .jobs import JobsApi
 
-__all__ = [
+__all__: list[str] = [
     "JobsApi",
 ]

@@ -17,7 +17,6 @@ class JobsApi(Protocol[ContextT_contra]):
         """start_job
 
         POST /jobs
-        Lifecycle: active
         """
         ...
 
@@ -30,6 +29,5 @@ class JobsApi(Protocol[ContextT_contra]):
         """get_job
 
         GET /jobs/{job_id}
-        Lifecycle: active
         """
         ...

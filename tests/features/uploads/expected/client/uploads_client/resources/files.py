@@ -28,7 +28,6 @@ class FilesResource:
         """A multipart upload with a file and fields
 
         POST /files
-        Lifecycle: active
 
         Args:
             body: UploadFileRequestMultipart (or plain data), sent as multipart/form-data.
@@ -62,7 +61,6 @@ class FilesResource:
         """put_blob
 
         PUT /blobs/{name}
-        Lifecycle: active
 
         Args:
             body: bytes, sent as application/octet-stream.
@@ -84,7 +82,6 @@ class FilesResource:
         """post_note
 
         POST /notes
-        Lifecycle: active
 
         Args:
             body: str, sent as text/plain.
@@ -108,7 +105,6 @@ class FilesResource:
         """JSON or raw bytes, the client chooses
 
         POST /documents
-        Lifecycle: active
 
         Args:
             body: Document (or plain data), sent as application/json; or bytes, sent as
@@ -147,7 +143,6 @@ class AsyncFilesResource:
         """A multipart upload with a file and fields
 
         POST /files
-        Lifecycle: active
 
         Args:
             body: UploadFileRequestMultipart (or plain data), sent as multipart/form-data.
@@ -181,7 +176,6 @@ class AsyncFilesResource:
         """put_blob
 
         PUT /blobs/{name}
-        Lifecycle: active
 
         Args:
             body: bytes, sent as application/octet-stream.
@@ -203,7 +197,6 @@ class AsyncFilesResource:
         """post_note
 
         POST /notes
-        Lifecycle: active
 
         Args:
             body: str, sent as text/plain.
@@ -227,7 +220,6 @@ class AsyncFilesResource:
         """JSON or raw bytes, the client chooses
 
         POST /documents
-        Lifecycle: active
 
         Args:
             body: Document (or plain data), sent as application/json; or bytes, sent as

@@ -3,6 +3,6 @@
 
 from .files import FilesApi
 
-__all__ = [
+__all__: list[str] = [
     "FilesApi",
 ]

@@ -19,7 +19,6 @@ class FilesApi(Protocol[ContextT_contra]):
         """A multipart upload with a file and fields
 
         POST /files
-        Lifecycle: active
         """
         ...
 
@@ -33,7 +32,6 @@ class FilesApi(Protocol[ContextT_contra]):
         """put_blob
 
         PUT /blobs/{name}
-        Lifecycle: active
         """
         ...
 
@@ -46,7 +44,6 @@ class FilesApi(Protocol[ContextT_contra]):
         """post_note
 
         POST /notes
-        Lifecycle: active
         """
         ...
 
@@ -59,6 +56,5 @@ class FilesApi(Protocol[ContextT_contra]):
         """JSON or raw bytes, the client chooses
 
         POST /documents
-        Lifecycle: active
         """
         ...

@@ -1,0 +1,57 @@
+"""`spec-gen build` reports success only for code that imports and mounts; --typecheck runs mypy."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from spec_gen.build import build, render_tree
+from spec_gen.config import load_config
+from spec_gen.verify import GeneratedCodeBroken, typecheck, verify
+
+FEATURE = Path(__file__).parents[1] / "features" / "status_ranges"
+
+
+def test_verify_imports_and_mounts_the_generated_tree() -> None:
+    config = load_config(FEATURE)
+    files = render_tree(config, None).files
+    summary = verify(files, config.server_package, config.client_package)
+    assert "2 routes mounted" in summary
+
+
+def test_a_module_that_does_not_import_fails_the_build_with_one_line() -> None:
+    config = load_config(FEATURE)
+    files = dict(render_tree(config, None).files)
+    router = f"server/{config.server_package}/routers/jobs.py"
+    files[router] = files[router].replace("from ..models import", "from ..modelz import")
+    with pytest.raises(GeneratedCodeBroken) as broken:
+        verify(files, config.server_package, config.client_package)
+    message = str(broken.value)
+    assert "\n" not in message and "ModuleNotFoundError" in message and "modelz" in message
+
+
+def test_routes_that_fastapi_refuses_fail_the_build() -> None:
+    config = load_config(FEATURE)
+    files = dict(render_tree(config, None).files)
+    router = f"server/{config.server_package}/routers/jobs.py"
+    # a path parameter with a default: FastAPI refuses the route when it is mounted
+    files[router] = files[router].replace(
+        "job_id: Annotated[str, Path()],", 'job_id: Annotated[str, Path()] = "x",'
+    )
+    assert 'Path()] = "x"' in files[router]
+    with pytest.raises(GeneratedCodeBroken, match="default"):
+        verify(files, config.server_package, config.client_package)
+
+
+def test_typecheck_runs_mypy_strict_on_the_written_output(tmp_path: Path) -> None:
+    project = tmp_path / "status_ranges"
+    shutil.copytree(FEATURE, project, ignore=shutil.ignore_patterns("expected"))
+    config = load_config(project)
+    lines: list[str] = []
+    build(config, use_cache=False, typecheck=True, echo=lines.append)
+    assert any("Success: no issues found" in line for line in lines)
+    model = config.output / "server" / config.server_package / "models.py"
+    model.write_text(model.read_text() + "\nBROKEN: int = 'text'\n")
+    ok, report = typecheck(config.output, config.server_package, config.client_package)
+    assert not ok and "Incompatible types in assignment" in report
