@@ -18,7 +18,13 @@ async def app(scope, receive, send):  # type: ignore[no-untyped-def]
         if scope["method"] == "DELETE":
             POSTS.clear()
         body = json.dumps({"posts": len(POSTS), "distinct_attempts": len(set(POSTS))}).encode()
-        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/json")],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
         return
     headers = dict(scope["headers"])

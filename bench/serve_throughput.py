@@ -64,7 +64,9 @@ def wrk(url: str, seconds: int, connections: int, headers: dict[str, str]) -> fl
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seconds", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
@@ -80,11 +82,26 @@ def main() -> None:
         "OUTREACH_ACCESS_LOG": os.environ.get("OUTREACH_ACCESS_LOG", "0"),
     }
     seeded = subprocess.run(
-        [sys.executable, "-m", "outreach_server.cli", "admin", "seed-demo"], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-m", "outreach_server.cli", "admin", "seed-demo"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     token = json.loads(seeded.stdout)["live_key"]
     full_port, bare_port = free_port(), free_port()
-    uvicorn = [sys.executable, "-m", "uvicorn", "--loop", "uvloop", "--http", "httptools", "--no-access-log", "--log-level", "warning"]
+    uvicorn = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--loop",
+        "uvloop",
+        "--http",
+        "httptools",
+        "--no-access-log",
+        "--log-level",
+        "warning",
+    ]
     full = subprocess.Popen(
         [sys.executable, "-m", "outreach_server.cli", "serve", "--port", str(full_port)], env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -97,11 +114,22 @@ def main() -> None:
         wait_ready(f"http://127.0.0.1:{full_port}/healthz", full)
         wait_ready(f"http://127.0.0.1:{bare_port}/v1/api-keys", bare)
         auth = {"Authorization": f"Bearer {token}"}
-        assert httpx.get(f"http://127.0.0.1:{full_port}/v1/api-keys", headers=auth).status_code == 200
+        assert (
+            httpx.get(f"http://127.0.0.1:{full_port}/v1/api-keys", headers=auth).status_code == 200
+        )
         runs: dict[str, list[float]] = {"bare": [], "full": []}
         for _ in range(args.rounds):
-            runs["bare"].append(wrk(f"http://127.0.0.1:{bare_port}/v1/api-keys", args.seconds, args.connections, {}))
-            runs["full"].append(wrk(f"http://127.0.0.1:{full_port}/v1/api-keys", args.seconds, args.connections, auth))
+            runs["bare"].append(
+                wrk(f"http://127.0.0.1:{bare_port}/v1/api-keys", args.seconds, args.connections, {})
+            )
+            runs["full"].append(
+                wrk(
+                    f"http://127.0.0.1:{full_port}/v1/api-keys",
+                    args.seconds,
+                    args.connections,
+                    auth,
+                )
+            )
     finally:
         for process in (full, bare):
             process.terminate()
@@ -110,7 +138,11 @@ def main() -> None:
     bare_rps, full_rps = statistics.median(runs["bare"]), statistics.median(runs["full"])
     result = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+        },
         "settings": vars(args),
         "requests_per_second": runs,
         "median_bare": bare_rps,
@@ -122,8 +154,12 @@ def main() -> None:
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
     print("| server | requests/s (median) | runs |")
     print("| --- | ---: | --- |")
-    print(f"| bare FastAPI route, same JSON | {bare_rps:,.0f} | {', '.join(f'{r:,.0f}' for r in runs['bare'])} |")
-    print(f"| outreach-server, auth + limiter + SQLite | {full_rps:,.0f} | {', '.join(f'{r:,.0f}' for r in runs['full'])} |")
+    print(
+        f"| bare FastAPI route, same JSON | {bare_rps:,.0f} | {', '.join(f'{r:,.0f}' for r in runs['bare'])} |"
+    )
+    print(
+        f"| outreach-server, auth + limiter + SQLite | {full_rps:,.0f} | {', '.join(f'{r:,.0f}' for r in runs['full'])} |"
+    )
     print(f"\nratio full/bare: {full_rps / bare_rps:.2f} (aim: >= 0.33)")
 
 

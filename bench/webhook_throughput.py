@@ -83,7 +83,11 @@ async def successes(url: str) -> int:
     engine = create_engine(url)
     try:
         async with engine.connect() as connection:
-            query = select(func.count()).select_from(webhook_deliveries).where(webhook_deliveries.c.status == "success")
+            query = (
+                select(func.count())
+                .select_from(webhook_deliveries)
+                .where(webhook_deliveries.c.status == "success")
+            )
             return int((await connection.execute(query)).scalar_one())
     finally:
         await engine.dispose()
@@ -95,13 +99,28 @@ def run(workers: int, args: argparse.Namespace, env: dict[str, str], port: int) 
     url = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
     env = {**env, "OUTREACH_DATABASE_URL": url}
     try:
-        subprocess.run([sys.executable, "-m", "outreach_server.cli", "migrate"], env=env, check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "outreach_server.cli", "migrate"],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
         os.environ.update({k: v for k, v in env.items() if k.startswith("OUTREACH_")})
         total = asyncio.run(seed(url, port, args.webhooks, args.events))
         httpx.delete(f"http://127.0.0.1:{port}/count")
-        command = [sys.executable, "-m", "outreach_server.cli", "worker", "--concurrency", str(args.concurrency)]
+        command = [
+            sys.executable,
+            "-m",
+            "outreach_server.cli",
+            "worker",
+            "--concurrency",
+            str(args.concurrency),
+        ]
         started = time.perf_counter()
-        processes = [subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL) for _ in range(workers)]
+        processes = [
+            subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+            for _ in range(workers)
+        ]
         try:
             done = 0
             deadline = started + args.timeout
@@ -131,7 +150,9 @@ def run(workers: int, args: argparse.Namespace, env: dict[str, str], port: int) 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--events", type=int, default=400)
     parser.add_argument("--webhooks", type=int, default=5)
     parser.add_argument("--concurrency", type=int, default=32)
@@ -163,7 +184,11 @@ def main() -> None:
         receiver.wait(timeout=15)
     result = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()},
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+        },
         "settings": vars(args),
         "runs": rows,
     }
@@ -173,7 +198,17 @@ def main() -> None:
     print("| workers | deliveries | seconds | deliveries/s | POSTs received | sent twice |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: |")
     for row in rows:
-        cells = [row[k] for k in ("workers", "deliveries", "seconds", "per_second", "posts_received", "attempts_sent_twice")]
+        cells = [
+            row[k]
+            for k in (
+                "workers",
+                "deliveries",
+                "seconds",
+                "per_second",
+                "posts_received",
+                "attempts_sent_twice",
+            )
+        ]
         print("| " + " | ".join(str(c) for c in cells) + " |")
 
 

@@ -188,10 +188,14 @@ def _render(
         files[f"docs/{name}"] = content
     # the API layer carries the reference page as package data, for a server to serve at /docs
     files[f"server/{config.server_package}/{DOCS_PAGE}"] = files[f"docs/{HTML_PAGE}"]
-    models_source = models.result()
-    missing = sorted(known - model_names(models_source))
-    if missing:
-        raise RuntimeError(f"datamodel-code-generator produced no class for: {', '.join(missing)}")
+    with at("/components/schemas"):  # an error of the models step names the schemas
+        models_source = models.result()
+        missing = sorted(known - model_names(models_source))
+        if missing:
+            shown = ", ".join(missing[:10]) + (
+                f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+            )
+            raise RuntimeError(f"datamodel-code-generator produced no class for: {shown}")
     if ("EmailStr" in models_source) != uses_email:
         raise RuntimeError("email fields: the models and the dependency list disagree")
     files[f"server/{config.server_package}/models.py"] = models_source
