@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from typing import Any
 
 from alembic.autogenerate import compare_metadata
@@ -13,7 +11,7 @@ from outreach_server.core.db import create_engine
 from outreach_server.core.pagination import Page
 from outreach_server.migrate import head, upgrade
 from outreach_server.schema import metadata
-from service_support import one_json, outreach_cli
+from service_support import one_json, outreach_cli, outreach_process
 
 
 def test_migrations_match_the_table_definitions(database_url: str) -> None:
@@ -85,12 +83,7 @@ def test_admin_refuses_unknown_organisations_and_scopes(tmp_path: Any) -> None:
         ["admin", "create-key", "--org-id", "999"],
         ["admin", "create-key", "--org-id", "1", "--scopes", "root:all"],
     ):
-        done = subprocess.run(
-            [sys.executable, "-m", "outreach_server.cli", *args, "--database-url", url],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = outreach_process(*args, database_url=url)  # the real process boundary
         assert done.returncode != 0
         assert "Traceback" not in done.stderr and done.stdout == ""
 
