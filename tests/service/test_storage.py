@@ -14,7 +14,9 @@ from outreach_server.schema import metadata
 from service_support import one_json, outreach_cli, outreach_process
 
 
-def test_migrations_match_the_table_definitions(database_url: str) -> None:
+def test_migrations_match_the_table_definitions(empty_database_url: str) -> None:
+    database_url = empty_database_url
+
     async def diff() -> list[Any]:
         assert await upgrade(database_url) == head()
         engine = create_engine(database_url)
@@ -34,7 +36,9 @@ def run_cli(*args: str, database_url: str) -> dict[str, Any]:
     return one_json(outreach_cli(*args, database_url=database_url))
 
 
-def test_operator_commands_print_one_json_object(database_url: str) -> None:
+def test_operator_commands_print_one_json_object(empty_database_url: str) -> None:
+    database_url = empty_database_url
+
     assert run_cli("migrate", database_url=database_url) == {"revision": head()}
     agency = run_cli("admin", "create-org", "Agency", database_url=database_url)["org_id"]
     client = run_cli("admin", "create-org", "Client", database_url=database_url)["org_id"]
