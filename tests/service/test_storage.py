@@ -7,9 +7,12 @@ from typing import Any
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from outreach_server.cli.demo import demo_keys_file
 from outreach_server.core.db import create_engine
 from outreach_server.core.pagination import Page
+from outreach_server.core.settings import Settings
 from outreach_server.migrate import head, upgrade
+from outreach_server.runtime.services import Services
 from outreach_server.schema import metadata
 from service_support import one_json, outreach_cli, outreach_process
 
@@ -30,6 +33,22 @@ def test_migrations_match_the_table_definitions(empty_database_url: str) -> None
 
     assert asyncio.run(diff()) == []
     assert asyncio.run(upgrade(database_url)) == head()  # idempotent
+
+
+def demo_key_state(database_url: str, org_id: int, token: str) -> tuple[bool, int]:
+    """Whether `token` authenticates, and how many unrevoked demo keys the organisation has."""
+
+    async def state() -> tuple[bool, int]:
+        services = Services.create(Settings(database_url=database_url, key_cache_seconds=0))
+        try:
+            valid = await services.keys.authenticate(token) is not None
+            keys = await services.keys.list_for_org(org_id)
+            demo = [k for k in keys if k.name.startswith("demo ") and k.revoked_at is None]
+            return valid, len(demo)
+        finally:
+            await services.close()
+
+    return asyncio.run(state())
 
 
 def run_cli(*args: str, database_url: str) -> dict[str, Any]:
@@ -74,7 +93,19 @@ def test_operator_commands_print_one_json_object(empty_database_url: str) -> Non
     )
     again = run_cli("admin", "seed-demo", database_url=database_url)
     assert (again["org_id"], again["list_id"]) == (demo["org_id"], demo["list_id"])
-    assert again["live_key"] != demo["live_key"]
+    keys_file = demo_keys_file(database_url)
+    if keys_file is not None:  # SQLite: the tokens are kept next to the database file
+        assert again == demo
+        assert keys_file.stat().st_mode & 0o777 == 0o600
+    else:  # nowhere to keep them: rotated, the earlier ones revoked
+        assert again["live_key"] != demo["live_key"]
+    rotated = run_cli("admin", "seed-demo", "--rotate-keys", database_url=database_url)
+    assert rotated["org_id"] == demo["org_id"]
+    assert {rotated["live_key"], rotated["test_key"]}.isdisjoint(
+        {again["live_key"], again["test_key"]}
+    )
+    assert demo_key_state(database_url, demo["org_id"], again["live_key"]) == (False, 2)
+    assert demo_key_state(database_url, demo["org_id"], rotated["live_key"]) == (True, 2)
     revoked = run_cli(
         "admin", "revoke-key", "--key-id", key["api_key_id"], database_url=database_url
     )
