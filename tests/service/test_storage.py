@@ -14,7 +14,9 @@ from outreach_server.core.settings import Settings
 from outreach_server.migrate import head, upgrade
 from outreach_server.runtime.services import Services
 from outreach_server.schema import metadata
+from outreach_server.webhooks.tables import webhooks
 from service_support import one_json, outreach_cli, outreach_process
+from sqlalchemy import select
 
 
 def test_migrations_match_the_table_definitions(empty_database_url: str) -> None:
@@ -49,6 +51,23 @@ def demo_key_state(database_url: str, org_id: int, token: str) -> tuple[bool, in
             await services.close()
 
     return asyncio.run(state())
+
+
+def demo_webhook_active(database_url: str) -> bool | None:
+    """Whether the docs' example webhook `wh_demo` is active (None: it does not exist)."""
+
+    async def read() -> bool | None:
+        engine = create_engine(database_url)
+        try:
+            async with engine.connect() as connection:
+                found = await connection.scalar(
+                    select(webhooks.c.is_active).where(webhooks.c.id == "wh_demo")
+                )
+                return None if found is None else bool(found)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(read())
 
 
 def run_cli(*args: str, database_url: str) -> dict[str, Any]:
@@ -99,6 +118,13 @@ def test_operator_commands_print_one_json_object(empty_database_url: str) -> Non
         assert keys_file.stat().st_mode & 0o777 == 0o600
     else:  # nowhere to keep them: rotated, the earlier ones revoked
         assert again["live_key"] != demo["live_key"]
+    emitted = run_cli(
+        "admin", "emit-event", "campaign.created", "--org-id", str(demo["org_id"]),
+        database_url=database_url,
+    )  # fmt: skip
+    assert emitted["deliveries_created"] == 0  # the demo webhook is inactive: no endless failures
+    if keys_file is not None:
+        assert demo_webhook_active(database_url) is False  # there for the docs, but inactive
     rotated = run_cli("admin", "seed-demo", "--rotate-keys", database_url=database_url)
     assert rotated["org_id"] == demo["org_id"]
     assert {rotated["live_key"], rotated["test_key"]}.isdisjoint(
