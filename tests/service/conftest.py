@@ -110,6 +110,24 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         drop_postgres_database(name)
 
 
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def module_database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """One migrated database per test module and backend, for tests that need no isolation
+    from each other (each makes its own organisation)."""
+    if request.param == "sqlite":
+        path = tmp_path_factory.mktemp("module") / "outreach.sqlite3"
+        copy_sqlite(request.getfixturevalue("sqlite_template"), path)
+        yield f"sqlite+aiosqlite:///{path}"
+        return
+    name, url = make_postgres_database(template=request.getfixturevalue("postgres_template"))
+    try:
+        yield url
+    finally:
+        drop_postgres_database(name)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """An empty database (no table at all) on each backend."""
