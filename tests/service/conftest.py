@@ -145,7 +145,9 @@ def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterat
 def make_api(
     database_url: str, raise_server_exceptions: bool = True, **settings: Any
 ) -> Iterator[Api]:
-    app = create_app(Settings(database_url=database_url, auto_migrate=True, **settings))
+    """The app on `database_url`, started (migrated at start unless auto_migrate=False)."""
+    settings.setdefault("auto_migrate", True)
+    app = create_app(Settings(database_url=database_url, **settings))
     with TestClient(app, raise_server_exceptions=raise_server_exceptions) as client:
         yield Api(client, app.state.services)
 
@@ -156,6 +158,7 @@ def api(database_url: str) -> Iterator[Api]:
     key; the limiter has its own tests) and no key cache (revocations are seen at once)."""
     yield from make_api(
         database_url,
+        auto_migrate=False,  # a copy of the migrated template already
         key_cache_seconds=0.0,
         rate_limit_per_second=100_000,
         rate_limit_per_minute=1_000_000,
