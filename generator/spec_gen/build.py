@@ -11,7 +11,6 @@ import json
 import subprocess
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +20,7 @@ from .errors import at
 from .findings import Finding, RawFinding
 from .load import Bundle, bundle
 from .profiles import ruleset
+from .result import BuildResult
 from .tree import Change, changes, existing_files, short_diff, write_tree
 from .validate import (
     apply_profile,
@@ -45,12 +45,6 @@ class SpecInvalid(Exception):
     def __init__(self, findings: list[Finding]) -> None:
         super().__init__(f"{len(findings)} finding(s)")
         self.findings = findings
-
-
-@dataclass
-class BuildResult:
-    files: dict[str, str]  # path relative to the output directory -> content
-    inputs: list[Path] = field(default_factory=list)
 
 
 def load_and_validate(

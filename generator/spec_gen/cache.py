@@ -10,13 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .config import Config
+from .result import BuildResult
 from .tree import existing_files
-
-if TYPE_CHECKING:
-    from .build import BuildResult
 
 CACHE_DIR = ".spec-gen-cache"
 

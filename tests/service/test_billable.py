@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,16 +16,8 @@ from typing import Any
 
 import pytest
 from conftest import make_api
-from outreach_server.billing_tables import (
-    credit_charges,
-    verification_job_items,
-    verification_jobs,
-)
-from outreach_server.contact_selection import Selection
-from outreach_server.contact_unlocks import unlock
-from outreach_server.credits import balance, grant
-from outreach_server.db import contacts, lists
-from outreach_server.deliverability import (
+from outreach_server.billing.balances import balance, grant
+from outreach_server.billing.deliverability import (
     INVALID_SYNTAX,
     NO_MX,
     UNKNOWN,
@@ -35,13 +25,17 @@ from outreach_server.deliverability import (
     check_syntax,
     verify_addresses,
 )
-from outreach_server.resolver import (
+from outreach_server.billing.tables import credit_charges, verification_job_items, verification_jobs
+from outreach_server.billing.unlocks import unlock
+from outreach_server.contacts.selection import Selection
+from outreach_server.core.resolver import (
     DnsResolver,
     FixedResolver,
     LookupUnavailable,
     create_resolver,
     parse_fixed,
 )
+from outreach_server.core.tables import contacts, lists
 from service_support import Api, bearer, one_json, outreach_cli
 from sqlalchemy import func, insert, select
 
@@ -664,9 +658,7 @@ def test_add_credits_command(api: Api, database_url: str) -> None:
     ids = add_contacts(api, org, list_id, ["a@example.com"])
     assert post(api, UNLOCK, token, {"list_id": list_id, "contact_ids": ids}).status_code == 200
     assert credits_of(api, org) == 6
-    refused = subprocess.run(
-        [sys.executable, "-m", "outreach_server.cli", "admin", "add-credits", "--org-id", "999999",
-         "--amount", "5", "--database-url", database_url],
-        check=False, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    refused = outreach_cli(
+        "admin", "add-credits", "--org-id", "999999", "--amount", "5", database_url=database_url
+    )
     assert refused.returncode != 0 and "no organisation 999999" in refused.stderr
