@@ -31,7 +31,7 @@ class Pagination(BaseModel):
     """
     next_cursor: str | None = None
     """
-    Cursor form of continuation.
+    Cursor form of continuation; null when the operation pages by number only (every operation today). Provisional: the source names the field but not when it is absent.
     """
 
 
@@ -935,9 +935,9 @@ class ListCreateRequest(BaseModel):
     New list. `type` is a plain string so that the service can answer an unrecognized type with 400 "Invalid list type"; valid types are contacts, companies, suppressions, deals, leads. Fields not shown in the source: provisional.
     """
 
-    name: str
+    name: Annotated[str, Field(max_length=200, min_length=1)]
     """
-    List name.
+    List name, 1 to 200 characters (a name of only blanks is refused with 400).
     """
     type: str
     """
@@ -1287,9 +1287,9 @@ class WebhookCreateRequest(BaseModel):
     """
     Event kinds to subscribe to.
     """
-    name: str | None = None
+    name: Annotated[str | None, Field(max_length=200)] = None
     """
-    Human-readable name (optional).
+    Human-readable name (optional), at most 200 characters.
     """
 
 
@@ -1300,7 +1300,7 @@ class WebhookUpdateRequest(BaseModel):
 
     url: str | None = None
     events: list[WebhookEventKind] | None = None
-    name: str | None = None
+    name: Annotated[str | None, Field(max_length=200)] = None
     is_active: bool | None = None
     """
     Enable or disable the webhook.
@@ -1397,9 +1397,9 @@ class ApiKeyMode(StrEnum):
 
 
 class ApiKeyCreateRequest(BaseModel):
-    name: str
+    name: Annotated[str, Field(max_length=200, min_length=1)]
     """
-    Key name (required: provisional, the source does not say).
+    Key name, 1 to 200 characters; a name of only blanks is refused with 400 (required and bounds: provisional, the source does not say).
     """
     mode: ApiKeyMode = ApiKeyMode.LIVE
     tier: Tier | None = None

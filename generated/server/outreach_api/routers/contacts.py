@@ -55,7 +55,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
     async def list_contacts(
         ctx: Annotated[Any, Depends(context(OPERATIONS["list_contacts"]))],
         *,
-        page: Annotated[int, Query(ge=1)] = 1,
+        page: Annotated[int, Query(ge=1, le=1000000)] = 1,
         limit: Annotated[int, Query(ge=1, le=200)] = 50,
     ) -> ContactListResponse:
         return await impl.list_contacts(
@@ -238,7 +238,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
     async def fetch_contacts(
         ctx: Annotated[Any, Depends(context(OPERATIONS["fetch_contacts"]))],
         *,
-        page: Annotated[int, Query(ge=1)] = 1,
+        page: Annotated[int, Query(ge=1, le=1000000)] = 1,
         limit: Annotated[int, Query(ge=1, le=200)] = 50,
         body: Annotated[FetchContactsRequest, Body()],
     ) -> ContactListResponse:

@@ -57,7 +57,7 @@ def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[Cont
         channel: Annotated[SuppressionChannel | None, Query()] = None,
         category: Annotated[SuppressionCategory | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Annotated[int, Query(ge=0, le=1000000000)] = 0,
     ) -> SuppressionListResponse:
         return await impl.list_suppressions(
             ctx,
