@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import RunningServer
 from flat_schema import flat_schema, served_spec
+from running_server import RunningServer
 
 HERE = Path(__file__).resolve().parent
 FIXED_SEED = 12
@@ -28,27 +28,47 @@ MAX_SECONDS = int(os.environ.get("OUTREACH_CONTRACT_SECONDS", "35"))
 MAX_EXAMPLES = int(os.environ.get("OUTREACH_CONTRACT_EXAMPLES", "15"))
 
 
-def run_schemathesis(server: RunningServer, seed: int, workdir: Path) -> tuple[int, str, dict[str, object]]:
+def run_schemathesis(
+    server: RunningServer, seed: int, workdir: Path
+) -> tuple[int, str, dict[str, object]]:
     schema_path = workdir / f"openapi-{seed}.json"
     schema_path.write_text(json.dumps(flat_schema(served_spec(), server.base_url)))
     report = workdir / f"report-{seed}.json"
     command = [
-        sys.executable, "-m", "schemathesis.cli",
-        "--config-file", str(HERE / "schemathesis.toml"),
-        "run", str(schema_path),
-        "--url", server.base_url,
-        "-H", f"Authorization: Bearer {server.live_key}",
-        "--phases", "examples,coverage,fuzzing,stateful",
-        "--checks", "all",
-        "--max-examples", str(MAX_EXAMPLES),
-        "--max-time", str(MAX_SECONDS),
-        "--seed", str(seed),
-        "--workers", "2",
+        sys.executable,
+        "-m",
+        "schemathesis.cli",
+        "--config-file",
+        str(HERE / "schemathesis.toml"),
+        "run",
+        str(schema_path),
+        "--url",
+        server.base_url,
+        "-H",
+        f"Authorization: Bearer {server.live_key}",
+        "--phases",
+        "examples,coverage,fuzzing,stateful",
+        "--checks",
+        "all",
+        "--max-examples",
+        str(MAX_EXAMPLES),
+        "--max-time",
+        str(MAX_SECONDS),
+        "--seed",
+        str(seed),
+        "--workers",
+        "2",
         "--no-shrink",
-        "--request-timeout", "10",
-        "--report", "json", "--report-json-path", str(report),
+        "--request-timeout",
+        "10",
+        "--report",
+        "json",
+        "--report-json-path",
+        str(report),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=MAX_SECONDS * 4 + 60)
+    done = subprocess.run(
+        command, check=False, capture_output=True, text=True, timeout=MAX_SECONDS * 4 + 60
+    )
     data = json.loads(report.read_text()) if report.exists() else {}
     return done.returncode, done.stdout + done.stderr, data
 
