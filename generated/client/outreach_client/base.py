@@ -176,6 +176,8 @@ class Pacer:
         self.limits = limits
         self._sent: deque[list[float]] = deque(maxlen=max((n for n, _ in limits), default=1))
         self._lock = threading.Lock()
+        # the server's own count: no request before this moment (X-RateLimit-Remaining: 0)
+        self._hold_until = 0.0
 
     @classmethod
     def for_key(cls, api_key: str | None) -> Pacer:
@@ -188,7 +190,7 @@ class Pacer:
     def reserve(self) -> tuple[list[float], float]:
         with self._lock:
             now = time.monotonic()
-            at = now
+            at = max(now, self._hold_until)
             for count, window in self.limits:
                 if len(self._sent) >= count:
                     at = max(at, self._sent[-count][0] + window)
@@ -196,9 +198,20 @@ class Pacer:
             self._sent.append(slot)
             return slot, at - now
 
-    def done(self, slot: list[float]) -> None:
+    def done(self, slot: list[float], headers: Mapping[str, str] | None = None) -> None:
+        """The answer came back; its `X-RateLimit-Remaining` / `X-RateLimit-Reset` (sent on every
+        response) hold the next request back when the server's windows are spent, which also
+        covers other processes using the same key."""
         with self._lock:
-            slot[0] = max(slot[0], time.monotonic())
+            now = time.monotonic()
+            slot[0] = max(slot[0], now)
+            if headers is None or headers.get("x-ratelimit-remaining") != "0":
+                return
+            try:
+                reset = float(headers.get("x-ratelimit-reset", ""))
+            except ValueError:
+                return
+            self._hold_until = max(self._hold_until, now + min(max(reset, 0.0), MAX_RETRY_AFTER))
 
 
 def retry_after(response: httpx.Response) -> float | None:
@@ -315,9 +328,9 @@ class _RequestBuilder:
     def _pace(self) -> tuple[list[float] | None, float]:
         return self._pacer.reserve() if self._pacer is not None else (None, 0.0)
 
-    def _paced(self, slot: list[float] | None) -> None:
+    def _paced(self, slot: list[float] | None, response: httpx.Response | None = None) -> None:
         if slot is not None and self._pacer is not None:
-            self._pacer.done(slot)
+            self._pacer.done(slot, response.headers if response is not None else None)
 
     def _settle(
         self,
@@ -329,7 +342,7 @@ class _RequestBuilder:
     ) -> float | None:
         """After one attempt: None on success, else the delay before the next try; raises the
         typed error when there is no retry left or the outcome is not retryable."""
-        self._paced(slot)
+        self._paced(slot, response)
         if response is not None and response.status_code < 400:
             return None
         retryable = attempt < retries and (
