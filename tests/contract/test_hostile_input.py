@@ -121,7 +121,10 @@ def test_every_hostile_input_is_refused_quickly_and_writes_nothing(
             else:
                 try:
                     status = client.request(
-                        case.method, case.path, content=case.body, headers=headers
+                        case.method,
+                        case.path,
+                        content=case.body,
+                        headers={k: v.encode() for k, v in headers.items()},  # raw UTF-8 too
                     ).status_code
                 except httpx.HTTPError as exc:
                     status = -1
