@@ -195,8 +195,9 @@ def median_ms(samples: list[float]) -> float:
 
 async def time_statements(url: str, ids: dict[str, Any], repeat: int) -> dict[str, Any]:
     """The page and count statements of the fetch, as contact_store builds them."""
-    from outreach_server.contact_store import ContactScope, select_matching
-    from outreach_server.db import contacts, create_engine
+    from outreach_server.contacts.store import ContactScope, select_matching
+    from outreach_server.core.db import create_engine
+    from outreach_server.core.tables import contacts
 
     engine = create_engine(url)
     out: dict[str, Any] = {}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Rate-limit decision benchmark: what one limiter decision costs, in process and in Redis.
 
-Every request with an API key pays for one decision (`outreach_server.rate_limit`), so this
+Every request with an API key pays for one decision (`outreach_server.core.limiter`), so this
 times decisions over many keys (hashed-id-like strings, visited in a seeded random order; with
 the defaults, 50 in-process decisions per key come within a fraction of a second, so the spec's
 limits admit some and refuse the rest, and both paths are timed):
@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
-from outreach_server.rate_limit import Decision, InProcessRateLimiter, Limits, RedisRateLimiter
+from outreach_server.core.limiter import Decision, InProcessRateLimiter, Limits, RedisRateLimiter
 from redis.asyncio import Redis
 
 BENCH = Path(__file__).resolve().parent

@@ -47,8 +47,9 @@ from typing import Any
 
 import asyncpg
 import sqlalchemy
-from outreach_server.db import Reader, create_engine
-from outreach_server.ledger import SuppressionLedger, statements
+from outreach_server.core.db import Reader, create_engine
+from outreach_server.ledger.statements import statements
+from outreach_server.ledger.store import SuppressionLedger
 from outreach_server.migrate import upgrade
 
 BENCH = Path(__file__).resolve().parent

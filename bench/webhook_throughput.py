@@ -49,12 +49,12 @@ async def admin(statement: str) -> None:
 
 async def seed(url: str, port: int, webhooks: int, events: int) -> int:
     """An organisation, its webhooks and `events` published events; returns the deliveries."""
-    from outreach_server.db import create_engine
-    from outreach_server.orgs import OrgStore
-    from outreach_server.settings import Settings
-    from outreach_server.webhook_outbox import publish_event
-    from outreach_server.webhook_secrets import secret_box
-    from outreach_server.webhook_store import WebhookStore
+    from outreach_server.core.db import create_engine
+    from outreach_server.orgs.store import OrgStore
+    from outreach_server.core.settings import Settings
+    from outreach_server.webhooks.outbox import publish_event
+    from outreach_server.core.secrets import secret_box
+    from outreach_server.webhooks.store import WebhookStore
 
     engine = create_engine(url)
     try:
@@ -77,8 +77,8 @@ async def seed(url: str, port: int, webhooks: int, events: int) -> int:
 
 
 async def successes(url: str) -> int:
-    from outreach_server.db import create_engine
-    from outreach_server.webhooks_tables import webhook_deliveries
+    from outreach_server.core.db import create_engine
+    from outreach_server.webhooks.tables import webhook_deliveries
 
     engine = create_engine(url)
     try:

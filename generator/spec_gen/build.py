@@ -12,7 +12,6 @@ import subprocess
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from .cache import CACHE_DIR, remember_build, sha, tool_versions, unchanged_sinc
 from .config import Config
 from .load import Bundle, bundle
 from .naming import pascal, snake
+from .result import BuildResult
 from .tree import Change, changes, existing_files, short_diff, write_tree
 from .validate import (
     Finding,
@@ -42,12 +42,6 @@ class SpecInvalid(Exception):
     def __init__(self, findings: list[Finding]) -> None:
         super().__init__(f"{len(findings)} finding(s)")
         self.findings = findings
-
-
-@dataclass
-class BuildResult:
-    files: dict[str, str]  # path relative to the output directory -> content
-    inputs: list[Path] = field(default_factory=list)
 
 
 def load_and_validate(config: Config) -> Bundle:

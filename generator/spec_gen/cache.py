@@ -11,13 +11,10 @@ import hashlib
 import json
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .config import Config
+from .result import BuildResult
 from .tree import existing_files
-
-if TYPE_CHECKING:
-    from .build import BuildResult
 
 CACHE_DIR = ".spec-gen-cache"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .settings import Settings
+from .core.settings import Settings
 
 if TYPE_CHECKING:
     from .app import create_app as create_app

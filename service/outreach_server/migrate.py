@@ -10,7 +10,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from .db import create_engine
+from .core.db import create_engine
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 

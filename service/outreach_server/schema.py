@@ -1,19 +1,34 @@
-"""Every table of the service: importing this module registers them all on `db.metadata`."""
+"""Every table of the service: importing this module registers them all on `core.db.metadata`
+(each domain package imports its `tables` module)."""
 
 from . import (
-    app_platform_tables,
-    billing_tables,
-    contacts_tables,
-    ledger_tables,
-    webhooks_tables,
+    app_platform,
+    billing,
+    contacts,
+    enrichment,
+    feedback,
+    forms,
+    keys,
+    ledger,
+    orgs,
+    signatures,
+    webhooks,
 )
-from .db import metadata
+from .core import tables as core_tables
+from .core.db import metadata
 
-__all__ = [
-    "app_platform_tables",
-    "billing_tables",
-    "contacts_tables",
-    "ledger_tables",
-    "metadata",
-    "webhooks_tables",
-]
+DOMAINS = (
+    app_platform,
+    billing,
+    contacts,
+    enrichment,
+    feedback,
+    forms,
+    keys,
+    ledger,
+    orgs,
+    signatures,
+    webhooks,
+)
+
+__all__ = ["DOMAINS", "core_tables", "metadata"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi.testclient import TestClient
-from outreach_server.services import Services
+from outreach_server.runtime.services import Services
 
 
 @dataclass

@@ -407,7 +407,7 @@ def test_admin_commands(papi: Api, database_url: str) -> None:
 
 
 def test_the_stored_secrets_are_not_the_secrets(papi: Api) -> None:
-    from outreach_server.app_platform_tables import app_credentials, app_signing_keys
+    from outreach_server.app_platform.tables import app_credentials, app_signing_keys
     from sqlalchemy import select
 
     world = setup_world(papi)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import time
 
-from outreach_server.db import api_keys
-from outreach_server.keys import strip_prefix
+from outreach_server.core.tables import api_keys
+from outreach_server.keys.store import strip_prefix
 from service_support import Api, bearer
 from sqlalchemy import func, select
 
@@ -226,8 +226,8 @@ def test_narrowed_keys_are_listed_with_their_tier_and_scopes(api: Api) -> None:
 
 
 def test_a_narrowed_key_only_creates_keys_as_narrow(api: Api) -> None:
-    from outreach_server.contacts_tables import api_key_lists
-    from outreach_server.db import lists
+    from outreach_server.core.tables import lists
+    from outreach_server.keys.tables import api_key_lists
     from sqlalchemy import insert
 
     org = api.org()

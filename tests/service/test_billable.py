@@ -18,16 +18,8 @@ from typing import Any
 
 import pytest
 from conftest import make_api
-from outreach_server.billing_tables import (
-    credit_charges,
-    verification_job_items,
-    verification_jobs,
-)
-from outreach_server.contact_selection import Selection
-from outreach_server.contact_unlocks import unlock
-from outreach_server.credits import balance, grant
-from outreach_server.db import contacts, lists
-from outreach_server.deliverability import (
+from outreach_server.billing.balances import balance, grant
+from outreach_server.billing.deliverability import (
     INVALID_SYNTAX,
     NO_MX,
     UNKNOWN,
@@ -35,13 +27,17 @@ from outreach_server.deliverability import (
     check_syntax,
     verify_addresses,
 )
-from outreach_server.resolver import (
+from outreach_server.billing.tables import credit_charges, verification_job_items, verification_jobs
+from outreach_server.billing.unlocks import unlock
+from outreach_server.contacts.selection import Selection
+from outreach_server.core.resolver import (
     DnsResolver,
     FixedResolver,
     LookupUnavailable,
     create_resolver,
     parse_fixed,
 )
+from outreach_server.core.tables import contacts, lists
 from service_support import Api, bearer, one_json, outreach_cli
 from sqlalchemy import func, insert, select
 

@@ -14,9 +14,9 @@ import time
 from typing import Any
 
 import pytest
-from outreach_server import contact_writes as writes
-from outreach_server.contacts_tables import list_memberships, sequence_enrollments
-from outreach_server.db import contacts
+from outreach_server.contacts import seeding as writes
+from outreach_server.contacts.tables import list_memberships, sequence_enrollments
+from outreach_server.core.tables import contacts
 from service_support import Api, bearer
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import DBAPIError
@@ -218,7 +218,7 @@ def test_withheld_fields_read_as_null_until_unlocked(api: Api) -> None:
 def add_enrichment_config(
     api: Api, org: int, list_id: int | None, column_id: str, name: str
 ) -> None:
-    from outreach_server.billing_tables import waterfall_configs
+    from outreach_server.enrichment.tables import waterfall_configs
 
     execute(
         api,
@@ -684,7 +684,7 @@ def members(api: Api, list_id: int) -> list[int]:
 def suppress(
     api: Api, org: int, contact_id: int, channel: str = "all", active: bool = True
 ) -> None:
-    from outreach_server.ledger_tables import suppressions
+    from outreach_server.ledger.tables import suppressions
 
     execute(
         api,

@@ -9,8 +9,9 @@ import time
 import uuid
 from typing import Any
 
-from outreach_server.billing_tables import mailboxes, signature_deployments, survey_triggers
-from outreach_server.db import lists
+from outreach_server.core.tables import lists
+from outreach_server.feedback.tables import survey_triggers
+from outreach_server.signatures.tables import mailboxes, signature_deployments
 from service_support import Api, bearer, one_json, outreach_cli
 from sqlalchemy import func, insert, select
 
@@ -186,7 +187,7 @@ def test_form_overview_is_scoped_by_source_and_organisation(api: Api, database_u
 
 
 def test_form_overview_dates_are_utc(api: Api) -> None:
-    from outreach_server.forms_store import create_form
+    from outreach_server.forms.store import create_form
 
     org = api.org()
     token = api.key(org)

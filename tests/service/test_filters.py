@@ -6,8 +6,8 @@ import sqlite3
 from typing import Any
 
 import pytest
-from outreach_server.errors import ApiValidationError
-from outreach_server.filters import FilterColumn, compile_filter, compile_sort, parse_json
+from outreach_server.core.errors import ApiValidationError
+from outreach_server.core.filters import FilterColumn, compile_filter, compile_sort, parse_json
 from sqlalchemy import Column, Integer, MetaData, String, Table, select
 from sqlalchemy.dialects import postgresql, sqlite
 

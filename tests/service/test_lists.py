@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from outreach_server import contact_writes as writes
+from outreach_server.contacts import seeding as writes
 from service_support import Api, bearer
 
 LISTS = "/api/v1/lists"

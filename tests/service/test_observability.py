@@ -1,4 +1,4 @@
-"""Request ids, metrics, access log and redacted JSON logging (outreach_server.observability)."""
+"""Request ids, metrics, access log and redacted JSON logging (outreach_server.app.observability, outreach_server.core.logs)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,12 @@ import pytest
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 from fastapi.testclient import TestClient
-from outreach_server.observability import (
+from outreach_server.app.observability import (
     Observability,
     RequestContextMiddleware,
-    configure_logging,
     install_observability,
-    redact_text,
-    request_id_var,
 )
+from outreach_server.core.logs import configure_logging, redact_text, request_id_var
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.types import Message
 

@@ -22,7 +22,7 @@ from uuid import uuid4
 
 import pytest
 from outreach_api.constants import RATE_LIMIT_PER_MINUTE, RATE_LIMIT_PER_SECOND
-from outreach_server.rate_limit import (
+from outreach_server.core.limiter import (
     Decision,
     InProcessRateLimiter,
     Limits,

@@ -9,9 +9,9 @@ from typing import Any
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from outreach_server.db import create_engine
+from outreach_server.core.db import create_engine
+from outreach_server.core.pagination import Page
 from outreach_server.migrate import head, upgrade
-from outreach_server.pagination import Page
 from outreach_server.schema import metadata
 from service_support import one_json, outreach_cli
 

@@ -13,9 +13,9 @@ import time
 from typing import Any
 
 import pytest
-from outreach_server.db import contacts, lists
-from outreach_server.ledger import ContactNotFound, SuppressionLedger
-from outreach_server.ledger_tables import suppressions
+from outreach_server.core.tables import contacts, lists
+from outreach_server.ledger.store import ContactNotFound, SuppressionLedger
+from outreach_server.ledger.tables import suppressions
 from service_support import Api, bearer, one_json, outreach_cli
 from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError

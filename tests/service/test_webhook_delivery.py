@@ -24,8 +24,8 @@ import pytest
 from conftest import make_api
 from cryptography.fernet import Fernet
 from outreach_api.constants import WEBHOOK_DELIVERY_RETRY_DELAYS_SECONDS
-from outreach_server.webhook_outbox import publish_event
-from outreach_server.webhook_signature import verify_signature
+from outreach_server.webhooks.outbox import publish_event
+from outreach_server.webhooks.signature import verify_signature
 from service_support import Api, bearer
 
 KEY = Fernet.generate_key().decode()

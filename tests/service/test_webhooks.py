@@ -13,12 +13,12 @@ from conftest import make_api
 from cryptography.fernet import Fernet
 from outreach_api.constants import WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG
 from outreach_api.models import WebhookEventKind
-from outreach_server.resolver import FixedResolver
-from outreach_server.webhook_outbox import publish_event
-from outreach_server.webhook_secrets import SecretBox, secret_box
-from outreach_server.webhook_signature import sign, verify_signature
-from outreach_server.webhook_targets import TargetRefused, resolve_target
-from outreach_server.webhooks_tables import webhook_deliveries, webhooks
+from outreach_server.core.resolver import FixedResolver
+from outreach_server.core.secrets import SecretBox, secret_box
+from outreach_server.webhooks.outbox import publish_event
+from outreach_server.webhooks.signature import sign, verify_signature
+from outreach_server.webhooks.tables import webhook_deliveries, webhooks
+from outreach_server.webhooks.targets import TargetRefused, resolve_target
 from service_support import Api, bearer
 
 BASE = "/api/v1/webhooks"

@@ -5,6 +5,7 @@ headings). Every sentence, table and example is made here once; the Markdown and
 templates only lay the same blocks out, so the two outputs cannot drift apart.
 """
 
-from .model import DocsSettings, Site, build_site
+from .model import DocsSettings, Site
+from .site import build_site
 
 __all__ = ["DocsSettings", "Site", "build_site"]

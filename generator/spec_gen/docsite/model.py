@@ -19,7 +19,7 @@ from ..examples import (
 )
 from ..ir import MISSING, Api, Operation, resolve_schema
 from ..naming import module_name
-from ..targets.client import ClientOp, client_op, status_errors
+from ..targets.client import ClientOp, status_errors
 from .schemas import field_notes, field_tables, type_text
 
 SERVER_ERROR_CLASS = "InternalServerError"  # the client's class for every 5xx (client/errors.py.j2)
@@ -417,31 +417,3 @@ def overview(api: Api, guides: list[Guide], tags: list[TagDoc]) -> list[Block]:
             )
     blocks.append(Table(("Method", "Path", "Operation", "Tier", "Scope", "Lifecycle"), rows))
     return blocks
-
-
-def build_site(api: Api, settings: DocsSettings) -> Site:
-    from .guides import guides as make_guides
-
-    known = set(api.schemas)
-    views = {op.operation_id: client_op(api, op, known) for op in api.operations}
-    tags = [
-        TagDoc(
-            tag.name,
-            tag.module,
-            " ".join(tag.description.split()),
-            [operation_doc(api, op, views[op.operation_id], settings) for op in tag.operations],
-        )
-        for tag in api.tags
-    ]
-    guides = make_guides(api, settings, views)
-    return Site(
-        title=api.title,
-        version=api.version,
-        description=api.description.strip(),
-        overview=overview(api, guides, tags),
-        guides=guides,
-        tags=tags,
-        settings=settings,
-        api=api,
-        views=views,
-    )

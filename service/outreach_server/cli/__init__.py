@@ -1,0 +1,171 @@
+"""The `outreach-server` command line: serve, migrate, and operator commands under `admin`.
+
+Every admin command prints one JSON object. The database comes from --database-url,
+else OUTREACH_DATABASE_URL, else the embedded SQLite file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+import click
+
+from ..core.settings import Settings
+from .common import (
+    WEBHOOK_FLAGS,
+    database_option,
+    export_settings,
+    migrate_database,
+    print_json,
+    webhook_options,
+)
+
+
+@click.group()
+def main() -> None:
+    """Run and operate the Outreach Data Platform service."""
+
+
+@main.command()
+@click.option(
+    "--host", default=None, help="Interface to bind (env OUTREACH_HOST, default 127.0.0.1)."
+)
+@click.option("--port", type=int, default=None, help="Port (env OUTREACH_PORT, default 8000).")
+@database_option
+@click.option(
+    "--redis-url", default=None, help="Redis URL for shared rate limits (env OUTREACH_REDIS_URL)."
+)
+@click.option(
+    "--workers", type=int, default=None, help="Server processes (env OUTREACH_WORKERS, default 1)."
+)
+@click.option(
+    "--access-log/--no-access-log",
+    default=None,
+    help="One JSON line per request (env OUTREACH_ACCESS_LOG; off by default).",
+)
+@webhook_options
+def serve(
+    host: str | None,
+    port: int | None,
+    database_url: str | None,
+    redis_url: str | None,
+    workers: int | None,
+    access_log: bool | None,
+    **webhook: Any,
+) -> None:
+    """Serve the API with uvicorn (uvloop and httptools)."""
+    import os
+
+    import uvicorn
+
+    settings = Settings.from_env(
+        host=host,
+        port=port,
+        database_url=database_url,
+        redis_url=redis_url,
+        workers=workers,
+        access_log=access_log,
+        **webhook,
+    )
+    if settings.workers > 1 and not settings.redis_url:
+        click.echo(
+            "refusing to start several workers without --redis-url: each process would keep its own "
+            "rate-limit budget, letting a key exceed its limits",
+            err=True,
+        )
+        sys.exit(2)
+    # worker processes build their app from the environment: hand the flags over
+    os.environ["OUTREACH_DATABASE_URL"] = settings.database_url
+    os.environ["OUTREACH_ACCESS_LOG"] = "1" if settings.access_log else "0"
+    if settings.redis_url:
+        os.environ["OUTREACH_REDIS_URL"] = settings.redis_url
+    export_settings(settings, WEBHOOK_FLAGS)
+    if settings.workers > 1 and settings.migrate_on_start:
+        asyncio.run(migrate_database(settings.database_url))
+        os.environ["OUTREACH_AUTO_MIGRATE"] = "0"
+    if settings.workers > 1 and settings.webhook_worker:
+        # the delivery worker runs in exactly one process: with several, run it on its own
+        os.environ["OUTREACH_WEBHOOK_WORKER"] = "0"
+        click.echo(
+            "several server processes: webhook deliveries need `outreach-server worker` running",
+            err=True,
+        )
+    uvicorn.run(
+        "outreach_server.app:create_app_from_env",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        loop="uvloop",
+        http="httptools",
+        log_level=settings.log_level.lower(),
+        access_log=False,
+        timeout_graceful_shutdown=10,
+    )
+
+
+@main.command()
+@database_option
+def migrate(database_url: str | None) -> None:
+    """Apply the database migrations (PostgreSQL or SQLite)."""
+    settings = Settings.from_env(database_url=database_url)
+    revision = asyncio.run(migrate_database(settings.database_url))
+    print_json({"revision": revision})
+
+
+@main.command()
+@database_option
+@click.option(
+    "--concurrency",
+    type=int,
+    default=32,
+    show_default=True,
+    help="Delivery attempts claimed and sent at once.",
+)
+@webhook_options
+def worker(database_url: str | None, concurrency: int, **webhook: Any) -> None:
+    """Run the webhook delivery worker alone (scale-out: run several on PostgreSQL)."""
+    import signal
+
+    from ..core.logs import configure_logging
+    from ..runtime.services import Services
+
+    # one database connection per attempt in flight, plus the claims
+    settings = Settings.from_env(database_url=database_url, db_pool_size=concurrency + 4, **webhook)
+    configure_logging(settings.log_level, settings.json_logs)
+
+    async def go() -> None:
+        if settings.migrate_on_start:
+            await migrate_database(settings.database_url)
+        services = Services.create(settings)
+        services.webhooks.batch = concurrency
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        await services.webhooks.start()
+        click.echo(json.dumps({"worker": "webhooks", "started": True}), err=True)
+        try:
+            await stop.wait()
+        finally:
+            await services.close()
+
+    asyncio.run(go())
+
+
+@main.group()
+def admin() -> None:
+    """Operator commands; each prints one JSON object."""
+
+
+def _register_areas() -> None:
+    from . import access, app_platform, billing, contacts, ledger, webhooks
+
+    for area in (access, ledger, contacts, billing, webhooks, app_platform):
+        area.register(admin)
+
+
+_register_areas()

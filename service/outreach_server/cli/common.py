@@ -1,0 +1,94 @@
+"""What every command of `outreach-server` shares: the database option, running an action
+against the services, printing one JSON object.
+
+Nothing heavy at module level: `outreach-server admin X --help` must not load the web
+framework, the database engine or the generated routers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..core.settings import Settings
+
+if TYPE_CHECKING:
+    from ..runtime.services import Services
+
+DATABASE_HELP = (
+    "SQLAlchemy URL (env OUTREACH_DATABASE_URL; default: the SQLite file outreach.sqlite3)."
+)
+database_option = click.option("--database-url", default=None, help=DATABASE_HELP)
+
+
+def webhook_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The webhook delivery settings as flags (each also an OUTREACH_* variable)."""
+    for option in reversed(
+        [
+            click.option(
+                "--webhook-allow-http/--no-webhook-allow-http",
+                default=None,
+                help="Allow http targets, for development and tests (env OUTREACH_WEBHOOK_ALLOW_HTTP).",
+            ),
+            click.option(
+                "--webhook-allowed-networks",
+                default=None,
+                help="CIDRs exempt from the private-address refusal (env OUTREACH_WEBHOOK_ALLOWED_NETWORKS).",
+            ),
+            click.option(
+                "--webhook-retry-scale",
+                type=float,
+                default=None,
+                help="Factor on the retry delays (env OUTREACH_WEBHOOK_RETRY_SCALE).",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+WEBHOOK_FLAGS = ("webhook_allow_http", "webhook_allowed_networks", "webhook_retry_scale")
+
+
+def export_settings(settings: Settings, names: tuple[str, ...]) -> None:
+    """Hand settings to the worker processes uvicorn starts (they read the environment)."""
+    import os
+
+    for name in names:
+        value = getattr(settings, name)
+        if value is not None:
+            os.environ[f"OUTREACH_{name.upper()}"] = (
+                ("1" if value else "0") if isinstance(value, bool) else str(value)
+            )
+
+
+async def migrate_database(url: str) -> str:
+    from ..migrate import upgrade
+
+    return await upgrade(url)
+
+
+def print_json(obj: dict[str, Any]) -> None:
+    click.echo(json.dumps(obj))
+
+
+def run(database_url: str | None, action: Callable[[Services], Awaitable[dict[str, Any]]]) -> None:
+    """Run `action(services)` against the database (migrated first on the embedded default)."""
+    from ..runtime.services import Services
+
+    settings = Settings.from_env(database_url=database_url)
+
+    async def go() -> dict[str, Any]:
+        if settings.migrate_on_start:
+            await migrate_database(settings.database_url)
+        services = Services.create(settings)
+        try:
+            return await action(services)
+        finally:
+            await services.close()
+
+    print_json(asyncio.run(go()))

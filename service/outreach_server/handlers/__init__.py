@@ -1,1 +1,0 @@
-"""Implementations of the generated interfaces, one module per tag."""

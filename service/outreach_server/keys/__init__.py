@@ -1,0 +1,21 @@
+"""API keys: issuing tokens (stored hashed), authenticating, listing, narrowing a key to lists.
+
+The public face of the `keys` domain: other packages import from here, never from its
+modules. Its operation handlers (`handlers*.py`) are imported by the app factory only.
+"""
+
+from __future__ import annotations
+
+from .store import (
+    ApiKeyRecord,
+    KeyStore,
+)
+from .tables import (
+    api_key_lists,
+)
+
+__all__ = [
+    "ApiKeyRecord",
+    "KeyStore",
+    "api_key_lists",
+]

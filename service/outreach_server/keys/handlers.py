@@ -1,0 +1,88 @@
+"""The `api-keys` operations: create (token shown once, never escalating) and list."""
+
+from __future__ import annotations
+
+from outreach_api.constants import SCOPES
+from outreach_api.models import (
+    ApiKey,
+    ApiKeyCreated,
+    ApiKeyCreatedResponse,
+    ApiKeyCreateRequest,
+    ApiKeyList,
+    ApiKeyListResponse,
+    ApiKeyMode,
+    Tier,
+)
+
+from ..core.errors import ApiError
+from ..runtime.context import RequestContext, contact_scope
+from .store import TIER_RANK, ApiKeyRecord
+
+
+def _listed(record: ApiKeyRecord) -> ApiKey:
+    return ApiKey(
+        api_key_id=record.id,
+        name=record.name,
+        mode=ApiKeyMode(record.mode),
+        is_agency=record.is_agency,
+        created_at=record.created_at,
+        last_used_at=record.last_used_at,
+        tier=Tier(record.tier),
+        scopes=sorted(record.scopes),
+    )
+
+
+def granted(
+    caller: ApiKeyRecord, tier: Tier | None, scopes: list[str] | None
+) -> tuple[str, frozenset[str]]:
+    """The tier and scopes of a new key: at most the caller's (never an escalation)."""
+    wanted_tier = tier.value if tier is not None else caller.tier
+    if TIER_RANK[wanted_tier] > TIER_RANK[caller.tier]:
+        raise ApiError(
+            403, f"Cannot create a key with tier '{wanted_tier}' from a '{caller.tier}' key"
+        )
+    wanted_scopes = frozenset(scopes) if scopes is not None else caller.scopes
+    unknown = sorted(wanted_scopes - set(SCOPES))
+    if unknown:
+        raise ApiError(400, f"Unknown scope: {', '.join(unknown)}")
+    missing = sorted(wanted_scopes - caller.scopes)
+    if missing:
+        raise ApiError(403, f"Cannot grant scopes the calling key lacks: {', '.join(missing)}")
+    return wanted_tier, wanted_scopes
+
+
+class ApiKeysService:
+    """Organization API keys, live and test modes (served under /v1)."""
+
+    async def list_api_keys(self, ctx: RequestContext) -> ApiKeyListResponse:
+        _, org_id = ctx.require_org()
+        records = await ctx.services.keys.list_for_org(org_id)
+        keys = [_listed(record) for record in records]
+        return ApiKeyListResponse(data=ApiKeyList(keys=keys, total=len(keys)))
+
+    async def create_api_key(
+        self, ctx: RequestContext, *, body: ApiKeyCreateRequest
+    ) -> ApiKeyCreatedResponse:
+        caller, org_id = ctx.require_org()
+        name = body.name.strip()
+        if not name:
+            raise ApiError(400, "name must not be empty")
+        tier, scopes = granted(caller, body.tier, body.scopes)
+        narrowed_to = (await contact_scope(ctx)).list_ids  # a narrowed key's keys stay narrowed
+        record, token = await ctx.services.keys.create(
+            org_id=org_id,
+            name=name,
+            mode=body.mode.value,
+            tier=tier,
+            scopes=scopes,
+            list_ids=narrowed_to,
+        )
+        created = ApiKeyCreated(
+            api_key_id=record.id,
+            api_key_token=token,
+            name=record.name,
+            mode=ApiKeyMode(record.mode),
+            tier=Tier(record.tier),
+            scopes=sorted(record.scopes),
+        )
+        return ApiKeyCreatedResponse(data=created)

@@ -1,0 +1,216 @@
+"""Implementation of the `webhooks` operations (outreach_api.interfaces.webhooks).
+
+Provisional choices (recorded for DECISIONS): the 11th active webhook is refused with 400
+(the spec's documented status); a create without a usable server key answers 503; a target
+URL refused by the SSRF rules answers 400 with the reason; an empty `events` list is 400.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from outreach_api.models import (
+    DeliveryStatus,
+    Webhook,
+    WebhookCreateRequest,
+    WebhookDelivery,
+    WebhookDeliveryListResponse,
+    WebhookEventInfo,
+    WebhookEventKind,
+    WebhookEventListResponse,
+    WebhookListResponse,
+    WebhookResponse,
+    WebhookUpdateRequest,
+    WebhookWithSecret,
+    WebhookWithSecretResponse,
+)
+
+from ..core.errors import ApiError
+from ..core.pagination import Page
+from ..core.secrets import NOT_CONFIGURED, SecretKeyMissing, new_secret, secret_box
+from ..runtime.context import RequestContext
+from .store import ActiveLimitReached, DeliveryRecord, WebhookRecord, WebhookStore
+from .targets import TargetRefused, resolve_target
+
+NOT_FOUND = "Webhook not found"
+NO_FIELDS = "No fields to update"
+NO_EVENTS = "At least one event is required"
+
+
+def timestamp(ms: int) -> str:
+    """Unix milliseconds as ISO 8601 without zone (UTC)."""
+    moment = datetime.fromtimestamp(ms / 1000, UTC).replace(tzinfo=None)
+    return moment.isoformat(timespec="milliseconds")
+
+
+def _events(events: list[WebhookEventKind]) -> list[str]:
+    unique = list(dict.fromkeys(str(event.value) for event in events))
+    if not unique:
+        raise ApiError(400, NO_EVENTS)
+    return unique
+
+
+def _public(record: WebhookRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "name": record.name,
+        "url": record.url,
+        "events": record.events,
+        "is_active": record.is_active,
+        "created_at": timestamp(record.created_at),
+        "updated_at": timestamp(record.updated_at),
+    }
+
+
+def _delivery(record: DeliveryRecord) -> WebhookDelivery:
+    return WebhookDelivery.model_validate(
+        {
+            "id": record.id,
+            "event": record.event,
+            "status": record.status,
+            "attempts": record.attempts,
+            "max_attempts": record.max_attempts,
+            "response_code": record.response_code,
+            "error_message": record.error_message,
+            "created_at": timestamp(record.created_at),
+            "completed_at": None if record.completed_at is None else timestamp(record.completed_at),
+        }
+    )
+
+
+async def _check_url(ctx: RequestContext, url: str) -> str:
+    settings = ctx.services.settings
+    try:
+        resolved = await resolve_target(
+            url,
+            allow_http=settings.webhook_allow_http,
+            allowed=settings.webhook_allowed_networks,
+            resolver=ctx.services.resolver,
+        )
+    except TargetRefused as exc:
+        raise ApiError(400, str(exc)) from None
+    return resolved.target.url
+
+
+class WebhooksService:
+    """Signed callbacks for events in the organization."""
+
+    async def list_webhook_events(
+        self,
+        ctx: RequestContext,
+    ) -> WebhookEventListResponse:
+        ctx.require_org()
+        return WebhookEventListResponse(
+            data=[WebhookEventInfo(event=kind) for kind in WebhookEventKind]
+        )
+
+    async def list_webhooks(
+        self,
+        ctx: RequestContext,
+        *,
+        is_active: bool | None,
+    ) -> WebhookListResponse:
+        _, org_id = ctx.require_org()
+        records = await WebhookStore(ctx.services.engine).list_all(org_id, is_active)
+        return WebhookListResponse(data=[Webhook.model_validate(_public(r)) for r in records])
+
+    async def create_webhook(
+        self,
+        ctx: RequestContext,
+        *,
+        body: WebhookCreateRequest,
+    ) -> WebhookWithSecretResponse:
+        _, org_id = ctx.require_org()
+        events = _events(body.events)
+        url = await _check_url(ctx, body.url)
+        try:
+            box = secret_box(ctx.services.settings)
+        except SecretKeyMissing:
+            raise ApiError(503, NOT_CONFIGURED) from None
+        secret = new_secret()
+        try:
+            record = await WebhookStore(ctx.services.engine).create(
+                org_id, url=url, events=events, name=body.name, secret_encrypted=box.encrypt(secret)
+            )
+        except ActiveLimitReached as exc:
+            raise ApiError(400, str(exc)) from None
+        return WebhookWithSecretResponse(
+            data=WebhookWithSecret.model_validate({**_public(record), "secret": secret})
+        )
+
+    async def get_webhook(
+        self,
+        ctx: RequestContext,
+        *,
+        webhook_id: str,
+    ) -> WebhookResponse:
+        _, org_id = ctx.require_org()
+        record = await WebhookStore(ctx.services.engine).get(org_id, webhook_id)
+        if record is None:
+            raise ApiError(404, NOT_FOUND)
+        return WebhookResponse(data=Webhook.model_validate(_public(record)))
+
+    async def delete_webhook(
+        self,
+        ctx: RequestContext,
+        *,
+        webhook_id: str,
+    ) -> None:
+        _, org_id = ctx.require_org()
+        if not await WebhookStore(ctx.services.engine).delete(org_id, webhook_id):
+            raise ApiError(404, NOT_FOUND)
+
+    async def update_webhook(
+        self,
+        ctx: RequestContext,
+        *,
+        webhook_id: str,
+        body: WebhookUpdateRequest,
+    ) -> WebhookResponse:
+        _, org_id = ctx.require_org()
+        given = body.model_dump(exclude_unset=True)
+        changes: dict[str, Any] = {}
+        if "url" in given and body.url is not None:
+            changes["url"] = await _check_url(ctx, body.url)
+        if "events" in given and body.events is not None:
+            changes["events"] = _events(body.events)
+        if "name" in given:
+            changes["name"] = body.name
+        if "is_active" in given and body.is_active is not None:
+            changes["is_active"] = body.is_active
+        if not changes:
+            raise ApiError(400, NO_FIELDS)
+        store = WebhookStore(ctx.services.engine)
+        try:
+            record = await store.update(org_id, webhook_id, changes)
+        except ActiveLimitReached as exc:
+            raise ApiError(400, str(exc)) from None
+        if record is None:
+            raise ApiError(404, NOT_FOUND)
+        return WebhookResponse(data=Webhook.model_validate(_public(record)))
+
+    async def list_webhook_deliveries(
+        self,
+        ctx: RequestContext,
+        *,
+        webhook_id: str,
+        page: int,
+        limit: int,
+        status: DeliveryStatus | None,
+    ) -> WebhookDeliveryListResponse:
+        _, org_id = ctx.require_org()
+        request = Page(page, limit)
+        found = await WebhookStore(ctx.services.engine).deliveries(
+            org_id,
+            webhook_id,
+            offset=request.offset,
+            limit=limit,
+            status=None if status is None else str(status.value),
+        )
+        if found is None:
+            raise ApiError(404, NOT_FOUND)
+        rows, total = found
+        return WebhookDeliveryListResponse(
+            data=[_delivery(row) for row in rows], pagination=request.pagination(total)
+        )

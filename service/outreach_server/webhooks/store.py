@@ -1,0 +1,252 @@
+"""Webhook subscriptions of an organisation, and the listing of their deliveries.
+
+Every statement is filtered by the organisation: another organisation's webhook is "not
+found" exactly as an unknown one. At most WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG webhooks of an
+organisation are active; a create or a re-activation that would exceed it is refused, also
+under concurrent requests: the count and the write run in one transaction serialized per
+organisation (PostgreSQL: the organisation's row locked FOR UPDATE; SQLite: BEGIN IMMEDIATE,
+the database's single writer lock).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from outreach_api.constants import WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from ..core.tables import organizations
+from .tables import webhook_deliveries, webhooks
+
+ACTIVE_LIMIT_MESSAGE = (
+    f"Maximum of {WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG} active webhooks per organization reached"
+)
+
+
+class ActiveLimitReached(Exception):
+    pass
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(12)}"
+
+
+@dataclass(frozen=True)
+class WebhookRecord:
+    id: str
+    org_id: int
+    name: str | None
+    url: str
+    events: list[str]
+    is_active: bool
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True)
+class DeliveryRecord:
+    id: str
+    webhook_id: str
+    event_id: str
+    event: str
+    status: str
+    attempts: int
+    max_attempts: int
+    response_code: int | None
+    error_message: str | None
+    created_at: int
+    completed_at: int | None
+
+
+W = webhooks
+D = webhook_deliveries
+PUBLIC_COLUMNS = (
+    W.c.id,
+    W.c.org_id,
+    W.c.name,
+    W.c.url,
+    W.c.events,
+    W.c.is_active,
+    W.c.created_at,
+    W.c.updated_at,
+)
+
+
+def _webhook(row: Any) -> WebhookRecord:
+    m = row._mapping
+    return WebhookRecord(
+        id=str(m["id"]),
+        org_id=int(m["org_id"]),
+        name=m["name"],
+        url=str(m["url"]),
+        events=list(m["events"]),
+        is_active=bool(m["is_active"]),
+        created_at=int(m["created_at"]),
+        updated_at=int(m["updated_at"]),
+    )
+
+
+def _delivery(row: Any) -> DeliveryRecord:
+    m = row._mapping
+    return DeliveryRecord(
+        id=str(m["id"]),
+        webhook_id=str(m["webhook_id"]),
+        event_id=str(m["event_id"]),
+        event=str(m["event"]),
+        status=str(m["status"]),
+        attempts=int(m["attempts"]),
+        max_attempts=int(m["max_attempts"]),
+        response_code=m["response_code"],
+        error_message=m["error_message"],
+        created_at=int(m["created_at"]),
+        completed_at=None if m["completed_at"] is None else int(m["completed_at"]),
+    )
+
+
+class WebhookStore:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.sqlite = engine.dialect.name == "sqlite"
+
+    @asynccontextmanager
+    async def _org_locked(self, org_id: int) -> AsyncIterator[AsyncConnection]:
+        """A write transaction holding the organisation's webhook lock."""
+        async with self.engine.connect() as connection:
+            if self.sqlite:
+                await connection.exec_driver_sql("BEGIN IMMEDIATE")
+            else:
+                await connection.execute(
+                    select(organizations.c.id).where(organizations.c.id == org_id).with_for_update()
+                )
+            try:
+                yield connection
+            except BaseException:
+                await connection.rollback()
+                raise
+            await connection.commit()
+
+    async def _active_count(self, connection: AsyncConnection, org_id: int) -> int:
+        count = await connection.scalar(
+            select(func.count()).select_from(W).where(W.c.org_id == org_id, W.c.is_active)
+        )
+        return int(count or 0)
+
+    async def list_all(self, org_id: int, is_active: bool | None = None) -> list[WebhookRecord]:
+        query = select(*PUBLIC_COLUMNS).where(W.c.org_id == org_id)
+        if is_active is not None:
+            query = query.where(W.c.is_active == is_active)
+        async with self.engine.connect() as connection:
+            rows = await connection.execute(query.order_by(W.c.created_at, W.c.id))
+            return [_webhook(row) for row in rows]
+
+    async def get(self, org_id: int, webhook_id: str) -> WebhookRecord | None:
+        async with self.engine.connect() as connection:
+            row = (
+                await connection.execute(
+                    select(*PUBLIC_COLUMNS).where(W.c.org_id == org_id, W.c.id == webhook_id)
+                )
+            ).first()
+        return None if row is None else _webhook(row)
+
+    async def create(
+        self,
+        org_id: int,
+        *,
+        url: str,
+        events: Sequence[str],
+        name: str | None,
+        secret_encrypted: str,
+    ) -> WebhookRecord:
+        now = now_ms()
+        values: dict[str, Any] = {
+            "id": new_id("wh"),
+            "org_id": org_id,
+            "name": name,
+            "url": url,
+            "events": list(events),
+            "is_active": True,
+            "secret_encrypted": secret_encrypted,
+            "created_at": now,
+            "updated_at": now,
+        }
+        async with self._org_locked(org_id) as connection:
+            if await self._active_count(connection, org_id) >= WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG:
+                raise ActiveLimitReached(ACTIVE_LIMIT_MESSAGE)
+            await connection.execute(insert(W).values(**values))
+        del values["secret_encrypted"]
+        return WebhookRecord(**values)
+
+    async def update(
+        self, org_id: int, webhook_id: str, changes: dict[str, Any]
+    ) -> WebhookRecord | None:
+        async with self._org_locked(org_id) as connection:
+            current = (
+                await connection.execute(
+                    select(W.c.is_active).where(W.c.org_id == org_id, W.c.id == webhook_id)
+                )
+            ).first()
+            if current is None:
+                return None
+            if changes.get("is_active") and not current.is_active:
+                active = await self._active_count(connection, org_id)
+                if active >= WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG:
+                    raise ActiveLimitReached(ACTIVE_LIMIT_MESSAGE)
+            await connection.execute(
+                update(W)
+                .where(W.c.org_id == org_id, W.c.id == webhook_id)
+                .values(**changes, updated_at=now_ms())
+            )
+            row = (
+                await connection.execute(
+                    select(*PUBLIC_COLUMNS).where(W.c.org_id == org_id, W.c.id == webhook_id)
+                )
+            ).one()
+            return _webhook(row)
+
+    async def delete(self, org_id: int, webhook_id: str) -> bool:
+        async with self.engine.begin() as connection:
+            result = await connection.execute(
+                delete(W).where(W.c.org_id == org_id, W.c.id == webhook_id)
+            )
+            return bool(result.rowcount)
+
+    async def deliveries(
+        self,
+        org_id: int,
+        webhook_id: str,
+        *,
+        offset: int,
+        limit: int,
+        status: str | None,
+    ) -> tuple[list[DeliveryRecord], int] | None:
+        """A page of the webhook's deliveries, newest first, and the total; None: no webhook."""
+        where = [D.c.org_id == org_id, D.c.webhook_id == webhook_id]
+        if status is not None:
+            where.append(D.c.status == status)
+        async with self.engine.connect() as connection:
+            found = await connection.scalar(
+                select(W.c.id).where(W.c.org_id == org_id, W.c.id == webhook_id)
+            )
+            if found is None:
+                return None
+            total = int(
+                await connection.scalar(select(func.count()).select_from(D).where(*where)) or 0
+            )
+            rows = await connection.execute(
+                select(D)
+                .where(*where)
+                .order_by(D.c.created_at.desc(), D.c.attempts.desc(), D.c.id)
+                .offset(offset)
+                .limit(limit)
+            )
+            return [_delivery(row) for row in rows], total
