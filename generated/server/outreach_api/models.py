@@ -245,16 +245,12 @@ class UnsuppressActionResponse(BaseModel):
     data: UnsuppressActionResult
 
 
-class ContactId(RootModel[int]):
-    root: Annotated[int, Field(le=9223372036854775807)]
-
-
 class BulkSuppressRequest(BaseModel):
     """
     Bulk-add request with explicit contact primary keys. Field name not shown in the source: provisional.
     """
 
-    contact_ids: Annotated[list[ContactId], Field(max_length=10000, min_length=1)]
+    contact_ids: Annotated[list[int], Field(max_length=10000, min_length=1)]
     """
     Contact ids to suppress.
     """
@@ -295,7 +291,7 @@ class ReinstateSuppressionsRequest(BaseModel):
     Reinstate request. Field name not shown in the source: provisional.
     """
 
-    contact_ids: Annotated[list[ContactId], Field(max_length=10000, min_length=1)]
+    contact_ids: Annotated[list[int], Field(max_length=10000, min_length=1)]
     """
     Contact ids to reinstate.
     """
@@ -684,7 +680,7 @@ class AssignOwnerRequest(BaseModel):
     """
     New owner; null unassigns.
     """
-    contact_ids: Annotated[list[ContactId] | None, Field(max_length=10000)] = None
+    contact_ids: Annotated[list[int] | None, Field(max_length=10000)] = None
     """
     Explicit contact ids to select.
     """
@@ -765,7 +761,7 @@ class WithdrawFromSequencesRequest(BaseModel):
     Withdraw request with sequence_id and remove_all; remove_all=true withdraws from every sequence and ignores sequence_id. The contact selection and the types are not shown in the source: provisional.
     """
 
-    contact_ids: Annotated[list[ContactId], Field(max_length=10000, min_length=1)]
+    contact_ids: Annotated[list[int], Field(max_length=10000, min_length=1)]
     """
     Contacts to withdraw.
     """
@@ -802,7 +798,7 @@ class VerifyEmailRequest(BaseModel):
     Verify request with contact ids, capped at 1000. When the query carries list_id and filterModel, every matching contact is verified instead of these ids. Field name not shown in the source: provisional.
     """
 
-    contact_ids: Annotated[list[ContactId] | None, Field(max_length=1000)] = None
+    contact_ids: Annotated[list[int] | None, Field(max_length=1000)] = None
     """
     Contacts to verify (at most 1000).
     """
@@ -835,7 +831,7 @@ class AsyncVerifyEmailRequest(BaseModel):
     """
     List the selection is resolved against.
     """
-    contact_ids: Annotated[list[ContactId] | None, Field(max_length=10000)] = None
+    contact_ids: Annotated[list[int] | None, Field(max_length=10000)] = None
     """
     Explicit contacts to verify.
     """
@@ -871,7 +867,7 @@ class UnlockInfoRequest(BaseModel):
     """
     List the selection (and the query filterModel) is resolved against.
     """
-    contact_ids: Annotated[list[ContactId] | None, Field(max_length=10000)] = None
+    contact_ids: Annotated[list[int] | None, Field(max_length=10000)] = None
     """
     Explicit contacts to unlock.
     """
