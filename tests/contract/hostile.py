@@ -113,6 +113,7 @@ def cases(list_id: int) -> list[Case]:
             "POST",
             "/api/v1/contacts/suppressions/bulk-add",
             b'{"contact_ids": [99999999999999999999999]}',
+            expect=(404, 422),  # an id no contact has: "Contact not found"
         )
     )
     # -- sizes -------------------------------------------------------------------------------
@@ -371,7 +372,7 @@ def cases(list_id: int) -> list[Case]:
         )
     )
     # -- headers -----------------------------------------------------------------------------
-    for raw in ("²", "١", "1" * 40, "-1", " 1", "0x1", "1e3"):
+    for raw in ("²", "١", "1" * 40, "-1", "+1", "0x1", "1e3", "1_0"):
         add(
             Case(
                 f"X-Target-Org-Id {raw!r}",
