@@ -36,14 +36,19 @@ def _validation_items(exc: RequestValidationError) -> list[dict[str, Any]]:
 
 
 def allowed_methods(request: Request) -> list[str]:
-    """The methods some route of the app answers at the request's path (the `Allow` header)."""
-    methods: set[str] = set()
+    """The methods of the path's own routes (the `Allow` header): of the routes matching the
+    path, those with the most literal segments (`/contacts/fetch`, not `/contacts/{id}`)."""
+    best, methods = -1, set[str]()
     for route in request.app.router.routes:
         match, _ = route.matches({**request.scope, "method": "GET"})
-        if match != Match.NONE:
+        if match == Match.NONE:
+            continue
+        path = str(getattr(route, "path", ""))
+        literal = sum(1 for part in path.split("/") if part and not part.startswith("{"))
+        if literal > best:
+            best, methods = literal, set()
+        if literal == best:
             methods |= set(getattr(route, "methods", None) or ())
-    if "GET" in methods:
-        methods.add("HEAD")
     return sorted(methods)
 
 
