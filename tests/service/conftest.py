@@ -76,6 +76,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 def make_api(
     database_url: str, raise_server_exceptions: bool = True, **settings: Any
 ) -> Iterator[Api]:
+    settings.setdefault("strict_contract", True)  # an undeclared status or error body is a 500
     app = create_app(Settings(database_url=database_url, auto_migrate=True, **settings))
     with TestClient(app, raise_server_exceptions=raise_server_exceptions) as client:
         yield Api(client, app.state.services)
