@@ -243,7 +243,7 @@ def cases(list_id: int) -> list[Case]:
             "GET",
             "/api/v1/contacts",
             headers={"Authorization": "Bearer " + "a" * 65536},
-            expect=(431, 400, 401),
+            expect=(431,),
             auth=False,
         )
     )
