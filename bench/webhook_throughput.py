@@ -50,10 +50,10 @@ async def admin(statement: str) -> None:
 async def seed(url: str, port: int, webhooks: int, events: int) -> int:
     """An organisation, its webhooks and `events` published events; returns the deliveries."""
     from outreach_server.core.db import create_engine
-    from outreach_server.orgs.store import OrgStore
-    from outreach_server.core.settings import Settings
-    from outreach_server.webhooks.outbox import publish_event
     from outreach_server.core.secrets import secret_box
+    from outreach_server.core.settings import Settings
+    from outreach_server.orgs.store import OrgStore
+    from outreach_server.webhooks.outbox import publish_event
     from outreach_server.webhooks.store import WebhookStore
 
     engine = create_engine(url)

@@ -6,11 +6,14 @@ import json
 import os
 import subprocess
 import sys
+import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from click.testing import CliRunner
 from fastapi.testclient import TestClient
+from outreach_server.cli import main as cli_main
 from outreach_server.runtime.services import Services
 
 
@@ -59,6 +62,26 @@ def bearer(token: str) -> dict[str, str]:
 
 
 def outreach_cli(
+    *args: str, database_url: str, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`outreach-server ARGS --database-url URL`, run in this process with click's runner:
+    the same exit code, stdout and stderr as a real process (an unexpected exception shows
+    as a traceback on stderr, exit 1), without starting an interpreter per command. `env`
+    is the whole environment the command sees. Tests of the process boundary itself use
+    `outreach_process`."""
+    argv = [*args, "--database-url", database_url]
+    overrides: dict[str, str | None] = {}
+    if env is not None:
+        overrides = {name: None for name in os.environ if name not in env}
+        overrides.update(env)
+    result = CliRunner().invoke(cli_main, argv, env=overrides, prog_name="outreach-server")
+    stderr = result.stderr
+    if result.exc_info is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(*result.exc_info))
+    return subprocess.CompletedProcess(argv, result.exit_code, result.stdout, stderr)
+
+
+def outreach_process(
     *args: str, database_url: str, env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """`outreach-server ARGS --database-url URL` as a real process."""

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -660,9 +658,7 @@ def test_add_credits_command(api: Api, database_url: str) -> None:
     ids = add_contacts(api, org, list_id, ["a@example.com"])
     assert post(api, UNLOCK, token, {"list_id": list_id, "contact_ids": ids}).status_code == 200
     assert credits_of(api, org) == 6
-    refused = subprocess.run(
-        [sys.executable, "-m", "outreach_server.cli", "admin", "add-credits", "--org-id", "999999",
-         "--amount", "5", "--database-url", database_url],
-        check=False, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    refused = outreach_cli(
+        "admin", "add-credits", "--org-id", "999999", "--amount", "5", database_url=database_url
+    )
     assert refused.returncode != 0 and "no organisation 999999" in refused.stderr

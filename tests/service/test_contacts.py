@@ -7,9 +7,6 @@ operator helpers (what the admin commands run); everything under test goes throu
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from typing import Any
 
@@ -17,7 +14,7 @@ import pytest
 from outreach_server.contacts import seeding as writes
 from outreach_server.contacts.tables import list_memberships, sequence_enrollments
 from outreach_server.core.tables import contacts
-from service_support import Api, bearer
+from service_support import Api, bearer, outreach_cli
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import DBAPIError
 
@@ -859,10 +856,7 @@ def test_a_narrowed_key_sees_and_writes_only_its_lists(api: Api) -> None:
 
 def test_admin_commands_print_one_json_object(tmp_path: Any, database_url: str) -> None:
     def cli(*args: str, ok: bool = True) -> dict[str, Any]:
-        done = subprocess.run(
-            [sys.executable, "-m", "outreach_server.cli", "admin", *args, "--database-url", database_url],
-            check=False, capture_output=True, text=True, timeout=60, env=os.environ.copy(),
-        )  # fmt: skip
+        done = outreach_cli("admin", *args, database_url=database_url)
         if not ok:
             assert done.returncode != 0 and done.stdout == "" and "Traceback" not in done.stderr
             return {}
@@ -870,10 +864,7 @@ def test_admin_commands_print_one_json_object(tmp_path: Any, database_url: str) 
         (line,) = done.stdout.strip().splitlines()
         return dict(json.loads(line))
 
-    subprocess.run(
-        [sys.executable, "-m", "outreach_server.cli", "migrate", "--database-url", database_url],
-        check=True, capture_output=True, timeout=60,
-    )  # fmt: skip
+    assert outreach_cli("migrate", database_url=database_url).returncode == 0
     org = str(cli("create-org", "Cli")["org_id"])
     listed = cli("create-list", "--org-id", org, "--name", "People")
     assert listed["type"] == "contacts" and isinstance(listed["list_id"], int)

@@ -1,6 +1,6 @@
 """Waterfall configs, form overviews, survey triggers, signature pushes, and their operator
 commands. Every HTTP test runs on SQLite and on PostgreSQL; the fixtures are created with the
-operator commands (`outreach-server admin ...`) in a subprocess, as an operator would.
+operator commands (`outreach-server admin ...`), run in process through click's runner.
 """
 
 from __future__ import annotations

@@ -357,15 +357,28 @@ def test_redis_minute_window_answers_the_exact_wait(redis_server: None) -> None:
     asyncio.run(scenario())
 
 
-@pytest.mark.slow
 def test_redis_minute_window_reopens_after_retry_after(redis_server: None) -> None:
+    """A full minute window refuses with Retry-After 59-60 s and reopens when it says.
+
+    Waiting a real minute would make this the slowest test of the suite: the reopening is
+    checked on a key whose four oldest admissions are written 58.5 s in the past (on Redis's
+    clock, in the script's own format), so the window reopens within two seconds.
+    """
     limits = Limits(per_second=5, per_minute=5)
 
     async def scenario() -> None:
-        async with redis_limiters(limits) as ([limiter], _, _prefix):
-            decisions = [await limiter.hit("k") for _ in range(6)]
+        async with redis_limiters(limits) as ([limiter], inspector, prefix):
+            decisions = [await limiter.hit("fresh") for _ in range(6)]
             refused = decisions[-1]
             assert not refused.allowed and 59 <= refused.retry_after <= 60
+
+            seconds, micro = await inspector.time()
+            aged = (seconds * US + micro) - 58_500_000
+            await inspector.zadd(prefix + "k", {f"{aged + i}:{i}": aged + i for i in range(4)})
+            assert (await limiter.hit("k")).allowed  # the fifth of the minute
+            refused = await limiter.hit("k")
+            assert not refused.allowed and 1 <= refused.retry_after <= 2
+            assert not (await limiter.hit("k")).allowed  # still closed before Retry-After
             await asyncio.sleep(refused.retry_after)
             assert (await limiter.hit("k")).allowed
 

@@ -122,6 +122,14 @@ def test_validation_errors_and_unknown_routes_use_the_error_format(client: TestC
     assert missing.status_code == 404 and missing.json() == {"detail": "Not Found"}
 
 
+def test_the_root_points_at_the_reference_docs(client: TestClient) -> None:
+    answer = client.get("/", follow_redirects=False)
+    assert answer.status_code == 307 and answer.headers["location"] == "/docs"
+    followed = client.get("/")
+    assert followed.status_code == 200 and followed.headers["content-type"].startswith("text/html")
+    assert client.get("/nothing-here").status_code == 404  # only / itself redirects
+
+
 def test_api_key_paths_live_under_v1_not_api_v1(client: TestClient) -> None:
     assert client.get("/v1/api-keys", headers=KEY).status_code == 200
     assert client.get("/api/v1/api-keys", headers=KEY).status_code == 404

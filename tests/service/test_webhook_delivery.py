@@ -175,7 +175,12 @@ def test_failures_are_retried_on_schedule_then_failed(hooks: Api, receiver: Rece
     rows = deliveries(hooks, token, hook_id)
     assert sorted(r["attempts"] for r in rows) == [1, 2, 3]
     assert {r["response_code"] for r in rows} == {500}
-    assert all(r["error_message"] == "HTTP 500" and r["max_attempts"] == 3 for r in rows)
+    assert all(r["max_attempts"] == 3 for r in rows)
+    # each row is one attempt; its message says which, and which row retried it
+    first, second, third = sorted(rows, key=lambda r: r["attempts"])
+    assert first["error_message"] == f"HTTP 500 (attempt 1 of 3; retried as {second['id']})"
+    assert second["error_message"] == f"HTTP 500 (attempt 2 of 3; retried as {third['id']})"
+    assert third["error_message"] == "HTTP 500 (attempt 3 of 3; no more attempts)"
 
 
 def test_success_after_a_failure(hooks: Api, receiver: Receiver) -> None:

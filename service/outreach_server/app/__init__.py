@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from importlib.resources import files
 
 from fastapi import FastAPI
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from outreach_api import API_TITLE, API_VERSION, create_api_router
 from outreach_api.contract import StrictContract
 
@@ -93,6 +93,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def docs_page() -> Response:
         """The reference docs: one self-contained page (its own CSS and JS, nothing fetched)."""
         return HTMLResponse(DOCS_HTML)
+
+    @app.get("/", include_in_schema=False)
+    async def root() -> RedirectResponse:
+        """Nothing lives at /: send a browser (or a curious curl -L) to the reference docs."""
+        return RedirectResponse("/docs", status_code=307)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

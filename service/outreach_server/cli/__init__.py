@@ -7,6 +7,7 @@ else OUTREACH_DATABASE_URL, else the embedded SQLite file.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import sys
 from typing import Any
@@ -156,16 +157,64 @@ def worker(database_url: str | None, concurrency: int, **webhook: Any) -> None:
     asyncio.run(go())
 
 
-@main.group()
+# Each admin command lives in the module of its area; a command's module is imported only
+# when that command (or the whole list, for `admin --help`) is asked for, so one command
+# starts without loading the others' dependencies. tests/service/test_cli.py checks that
+# this table names every command each area registers.
+ADMIN_AREAS: dict[str, tuple[str, ...]] = {
+    "access": ("create-org", "create-key", "revoke-key", "link-org", "enable-flag", "seed-demo"),
+    "app_platform": (
+        "create-app",
+        "install-app",
+        "create-app-credential",
+        "create-signing-key",
+    ),
+    "billing": (
+        "add-credits",
+        "create-waterfall-config",
+        "add-provider-key",
+        "create-form",
+        "create-survey",
+        "create-survey-trigger",
+        "create-mailbox",
+    ),
+    "contacts": (
+        "create-list",
+        "create-contact",
+        "create-company",
+        "create-custom-column",
+        "allow-photo",
+        "enroll",
+        "restrict-key",
+    ),
+    "ledger": ("record-optout", "record-bounce"),
+    "webhooks": ("emit-event",),
+}
+
+
+class AreaGroup(click.Group):
+    """A group whose commands are registered by their area's module on first use."""
+
+    def __init__(self, *args: Any, areas: dict[str, tuple[str, ...]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.area_of = {name: area for area, names in areas.items() for name in names}
+        self.loaded: set[str] = set()
+
+    def load_area(self, area: str) -> None:
+        if area not in self.loaded:
+            self.loaded.add(area)
+            importlib.import_module(f"{__name__}.{area}").register(self)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self.area_of))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        area = self.area_of.get(cmd_name)
+        if cmd_name not in self.commands and area is not None:
+            self.load_area(area)
+        return super().get_command(ctx, cmd_name)
+
+
+@main.group(cls=AreaGroup, areas=ADMIN_AREAS)
 def admin() -> None:
     """Operator commands; each prints one JSON object."""
-
-
-def _register_areas() -> None:
-    from . import access, app_platform, billing, contacts, ledger, webhooks
-
-    for area in (access, ledger, contacts, billing, webhooks, app_platform):
-        area.register(admin)
-
-
-_register_areas()

@@ -134,9 +134,19 @@ def register(admin: click.Group) -> None:
         run(database_url, action)
 
     @admin.command("seed-demo")
+    @click.option(
+        "--rotate-keys",
+        is_flag=True,
+        help="Revoke the demo keys and issue new ones (otherwise the saved ones are printed again).",
+    )
     @database_option
-    def seed_demo(database_url: str | None) -> None:
-        """A demo organisation with a list of contacts, and fresh live and test keys."""
-        from .demo import seed_demo as seed
+    def seed_demo(rotate_keys: bool, database_url: str | None) -> None:
+        """The demo organisation (a list of contacts, what the docs' examples name) and its live
+        and test keys; idempotent: a second run prints the same organisation and keys."""
 
-        run(database_url, seed)
+        async def action(services: Any) -> dict[str, Any]:
+            from .demo import seed_demo as seed
+
+            return await seed(services, rotate_keys=rotate_keys)
+
+        run(database_url, action)

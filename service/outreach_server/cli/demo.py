@@ -6,17 +6,25 @@ allow-listed. Every run also makes sure the objects the reference docs' examples
 exist (demo_examples.py: a prospects list, a mailbox, a form, a survey with a trigger, a
 waterfall config, a webhook, credits, the app-platform preview flag).
 
-Running it again reuses the organisation and its list and issues fresh keys (tokens are
-never stored, so earlier ones cannot be shown again).
+Running it again changes nothing that exists: the same organisation, list and keys. Keys are
+stored hashed, so their tokens cannot be read back from the database: on the embedded SQLite
+default they are kept in a file next to it (`outreach.sqlite3.demo-keys.json`, mode 0600,
+like the webhook key file) and printed again while they still authenticate. Elsewhere (or
+with `--rotate-keys`) the earlier demo keys are revoked and two new ones issued, so an
+organisation never collects more than one live and one test demo key.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 from outreach_api.constants import SCOPES
 from sqlalchemy import insert, select, update
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..contacts import (
@@ -26,11 +34,14 @@ from ..contacts import (
     profile_photos,
     sequence_enrollments,
 )
+from ..core.db import is_sqlite
 from ..core.tables import contacts, lists, organizations
 from ..runtime.services import Services
 from .demo_examples import ensure_example_objects
 
 DEMO_ORG = "Demo organisation"
+DEMO_KEY_NAMES = {"live": "demo live key", "test": "demo test key"}
+KEYS_FILE_SUFFIX = ".demo-keys.json"
 DEMO_LIST = "Demo contacts"
 DEMO_CONTACTS = [
     ("ada@example.com", "Ada", "Lovelace", "Analytical Engines"),
@@ -165,19 +176,76 @@ async def _demo_extras(connection: AsyncConnection, org_id: int, list_id: int, n
         )
 
 
-async def seed_demo(services: Services) -> dict[str, Any]:
+def demo_keys_file(database_url: str) -> Path | None:
+    """Where the demo tokens are kept: next to an SQLite database file, else nowhere."""
+    if not is_sqlite(database_url):
+        return None
+    database = make_url(database_url).database
+    if not database or database == ":memory:":
+        return None
+    return Path(database).with_name(Path(database).name + KEYS_FILE_SUFFIX)
+
+
+def _read_tokens(path: Path | None) -> dict[str, str]:
+    if path is None:
+        return {}
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return {}
+    return {
+        mode: str(saved[mode])
+        for mode in DEMO_KEY_NAMES
+        if isinstance(saved, dict) and mode in saved
+    }
+
+
+def _write_tokens(path: Path, tokens: dict[str, str]) -> None:
+    """Replace the file atomically, readable by its owner only (0600 from the start)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".tmp")
+    partial.unlink(missing_ok=True)
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(tokens, handle, sort_keys=True)
+        handle.write("\n")
+    os.replace(partial, path)
+
+
+async def _still_valid(services: Services, org_id: int, tokens: dict[str, str]) -> bool:
+    """Both saved tokens authenticate as this organisation's demo keys."""
+    if set(tokens) != set(DEMO_KEY_NAMES):
+        return False
+    for mode, token in tokens.items():
+        record = await services.keys.authenticate(token)
+        if record is None or record.org_id != org_id or record.name != DEMO_KEY_NAMES[mode]:
+            return False
+    return True
+
+
+async def demo_keys(services: Services, org_id: int, rotate: bool) -> dict[str, str]:
+    """The demo organisation's live and test tokens: the saved ones, else new ones."""
+    path = demo_keys_file(services.settings.database_url)
+    saved = _read_tokens(path)
+    if not rotate and await _still_valid(services, org_id, saved):
+        return saved
+    for record in await services.keys.list_for_org(org_id):
+        if record.name in DEMO_KEY_NAMES.values() and record.revoked_at is None:
+            await services.keys.revoke(record.id)
+    tokens = {}
+    for mode, name in DEMO_KEY_NAMES.items():
+        _, tokens[mode] = await services.keys.create(
+            org_id=org_id, name=name, mode=mode, tier="billable", scopes=sorted(SCOPES)
+        )
+    if path is not None:
+        _write_tokens(path, tokens)
+    return tokens
+
+
+async def seed_demo(services: Services, rotate_keys: bool = False) -> dict[str, Any]:
     org_id, list_id = await _demo_org_and_list(services)
     await ensure_example_objects(services, org_id, list_id)
-    keys = {}
-    for mode in ("live", "test"):
-        _, token = await services.keys.create(
-            org_id=org_id,
-            name=f"demo {mode} key",
-            mode=mode,
-            tier="billable",
-            scopes=sorted(SCOPES),
-        )
-        keys[mode] = token
+    keys = await demo_keys(services, org_id, rotate_keys)
     return {
         "org_id": org_id,
         "live_key": keys["live"],

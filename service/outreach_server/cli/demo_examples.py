@@ -16,7 +16,7 @@ import time
 from importlib.resources import files
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..billing import credits, grant
@@ -142,16 +142,25 @@ async def _waterfall(connection: AsyncConnection, org_id: int, list_id: int, now
 async def _webhook(
     services: Services, connection: AsyncConnection, org_id: int, webhook_id: str | None
 ) -> None:
-    if not webhook_id or not await _missing(
-        connection, select(webhooks.c.id).where(webhooks.c.id == webhook_id)
-    ):
+    """The docs' example webhook, created inactive: its target (example.com) receives
+    nothing, so an active one would turn every demo event into failing deliveries and
+    retries. Activate it (PATCH is_active) after pointing it at a real receiver."""
+    if not webhook_id:
+        return
+    name, url, events = DEMO_WEBHOOK
+    if not await _missing(connection, select(webhooks.c.id).where(webhooks.c.id == webhook_id)):
+        # seeded active by an earlier version: stop its deliveries to the placeholder target
+        await connection.execute(
+            update(webhooks)
+            .where(webhooks.c.id == webhook_id, webhooks.c.url == url, webhooks.c.is_active)
+            .values(is_active=False, updated_at=int(time.time() * 1000))
+        )
         return
     try:
         box = secret_box(services.settings)
     except SecretKeyMissing:
         log.warning("no webhook secret key configured: the demo webhook is left out")
         return
-    name, url, events = DEMO_WEBHOOK
     now_ms = int(time.time() * 1000)
     await connection.execute(
         insert(webhooks).values(
@@ -160,7 +169,7 @@ async def _webhook(
             name=name,
             url=url,
             events=events,
-            is_active=True,
+            is_active=False,
             secret_encrypted=box.encrypt(new_secret()),
             created_at=now_ms,
             updated_at=now_ms,

@@ -10,6 +10,10 @@ worker that dies between claim and record leaves the row pending: once the lease
 any worker claims it again, so every attempt is made at least once (a receiver may see one
 twice and de-duplicates with `X-Webhook-Event-Id`, the same on every attempt).
 
+A failed row's error_message names the attempt and what follows it: "HTTP 500 (attempt 1 of
+3; retried as dlv_...)", then "... (attempt 3 of 3; no more attempts)", so the rows of one
+event read as one delivery's attempts.
+
 Outcome: only a 2xx answer is success (a redirect is not followed and counts as a failure).
 A failed attempt made while fewer than WEBHOOK_DELIVERY_MAX_ATTEMPTS attempts were made
 schedules the next attempt as a new pending row: attempt n+1 is due
@@ -300,6 +304,12 @@ class DeliveryWorker:
         """Record the attempt (and schedule the next); False when the lease was lost."""
         now = now_ms()
         made = item.attempts + 1
+        limit = min(item.max_attempts, WEBHOOK_DELIVERY_MAX_ATTEMPTS)
+        retry_id = new_id("dlv") if not outcome.success and made < limit else None
+        message = outcome.error_message
+        if not outcome.success:  # each row is one attempt: say which, and what follows it
+            follows = f"retried as {retry_id}" if retry_id else "no more attempts"
+            message = f"{message} (attempt {made} of {limit}; {follows})"
         async with self.engine.connect() as connection:
             if self.sqlite:
                 await connection.exec_driver_sql("BEGIN IMMEDIATE")
@@ -315,7 +325,7 @@ class DeliveryWorker:
                     status="success" if outcome.success else "failed",
                     attempts=made,
                     response_code=outcome.response_code,
-                    error_message=outcome.error_message,
+                    error_message=message,
                     completed_at=now,
                     lease_token=None,
                 )
@@ -324,18 +334,18 @@ class DeliveryWorker:
                 await connection.rollback()
                 log.warning("webhook delivery %s: lease lost, outcome not recorded", item.id)
                 return False
-            if not outcome.success and made < min(item.max_attempts, WEBHOOK_DELIVERY_MAX_ATTEMPTS):
-                await self._schedule_retry(connection, item, made, now)
+            if retry_id is not None:
+                await self._schedule_retry(connection, item, made, now, retry_id)
             await connection.commit()
         return True
 
     async def _schedule_retry(
-        self, connection: AsyncConnection, item: Claimed, made: int, now: int
+        self, connection: AsyncConnection, item: Claimed, made: int, now: int, retry_id: str
     ) -> None:
         delay = retry_delay_seconds(made, self.settings.webhook_retry_scale)
         await connection.execute(
             insert(D).values(
-                id=new_id("dlv"),
+                id=retry_id,
                 org_id=item.org_id,
                 webhook_id=item.webhook_id,
                 event_id=item.event_id,
