@@ -212,3 +212,20 @@ def test_a_narrowed_key_acts_on_no_contact_outside_its_lists(api: Api, operation
     )
     assert api.client.get("/api/v1/contacts/suppressions", headers=bearer(admin)).json() == before
     assert _send(api, narrowed, operation_id, inside).status_code == 200
+
+
+def test_unlink_org_ends_the_link(database_url: str) -> None:
+    from service_support import one_json, outreach_cli
+
+    outreach_cli("migrate", database_url=database_url)
+    agency = one_json(outreach_cli("admin", "create-org", "agency", database_url=database_url))
+    client = one_json(outreach_cli("admin", "create-org", "client", database_url=database_url))
+    ids = ["--agency-org-id", str(agency["org_id"]), "--org-id", str(client["org_id"])]
+    linked = one_json(outreach_cli("admin", "link-org", *ids, database_url=database_url))
+    assert linked["linked"] is True
+    unlinked = one_json(outreach_cli("admin", "unlink-org", *ids, database_url=database_url))
+    assert unlinked == {
+        "agency_org_id": agency["org_id"],
+        "org_id": client["org_id"],
+        "linked": False,
+    }
