@@ -427,6 +427,38 @@ def cases(list_id: int) -> list[Case]:
             js({"name": "n" * 201, "mode": "test"}),
         )
     )
+    add(
+        Case(
+            "contact first_name of 100,000 characters",
+            "POST",
+            "/api/v1/contacts",
+            js({"list_id": list_id, "email": "long@example.com", "first_name": "n" * 100_000}),
+            expect=(400, 422),
+        )
+    )
+    add(
+        Case(
+            "bulk-update last_name of 100,000 characters",
+            "POST",
+            "/api/v1/contacts/bulk-update",
+            js([{"id": 1, "last_name": "n" * 100_000}]),
+            expect=(200, 400, 422),  # 200: refused per contact in the body, nothing written
+        )
+    )
+    add(
+        Case(
+            "webhook name of 201 characters",
+            "POST",
+            "/api/v1/webhooks",
+            js(
+                {
+                    "url": "https://93.184.216.34/h",
+                    "events": ["campaign.created"],
+                    "name": "n" * 201,
+                }
+            ),
+        )
+    )
     # -- methods -----------------------------------------------------------------------------
     add(Case("OPTIONS", "OPTIONS", "/api/v1/contacts", expect=(405,)))
     add(Case("TRACE", "TRACE", "/api/v1/lists", expect=(405,)))

@@ -186,11 +186,11 @@ def test_every_hostile_input_is_refused_quickly_and_writes_nothing(
     assert not changed, f"tables written by hostile input: {changed}"
     assert probe.samples, "the health probe never answered"
     worst = max(took for _, took in probe.samples)
-    stalls = [
-        f"/healthz took {took * 1000:.0f} ms during: "
-        + ", ".join(name for name, a, b in windows if a < at + took and b > at)
-        for at, took in probe.samples
-        if took >= HEALTH_BUDGET
-    ]
+    # a probe answer counts when it overlaps a hostile request (the rest is the machine's noise)
+    stalls = []
+    for at, took in probe.samples:
+        during = [name for name, a, b in windows if a < at + took and b > at]
+        if took >= HEALTH_BUDGET and during:
+            stalls.append(f"/healthz took {took * 1000:.0f} ms during: {', '.join(during)}")
     assert not stalls, "\n".join(stalls)
     print(f"{len(windows)} hostile inputs; /healthz max {worst * 1000:.1f} ms")

@@ -30,6 +30,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from .errors import ApiValidationError
 
 MAX_JSON_LENGTH = 20_000
+MAX_OPENINGS = 1_000  # objects and arrays in one JSON query parameter
 MAX_CONDITIONS = 50
 MAX_SET_VALUES = 1_000
 # bounds on a whole filter model, checked before anything is compiled: how deep combined
@@ -63,6 +64,8 @@ def parse_json(raw: str | None, loc: list[str | int], expected: type) -> Any:
         return None
     if len(raw) > MAX_JSON_LENGTH:
         raise _fail(loc, f"longer than {MAX_JSON_LENGTH} characters")
+    if raw.count("[") + raw.count("{") > MAX_OPENINGS:  # refused before the parser recurses
+        raise _fail(loc, "nested too deeply")
     try:
         value = json.loads(raw)
     except ValueError:
