@@ -50,7 +50,7 @@ SCOPED = sorted(op.operation_id for op in OPERATIONS.values() if keyed(op) and o
 
 
 def test_the_table_has_what_the_matrix_walks() -> None:
-    assert len(BILLABLE) >= 4 and len(KEYED) >= 40 and len(SCOPED) >= 30
+    assert len(BILLABLE) >= 4 and len(KEYED) >= 40 and len(SCOPED) >= 25
 
 
 @pytest.mark.parametrize("operation_id", BILLABLE)
