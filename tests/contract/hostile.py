@@ -247,6 +247,23 @@ def cases(list_id: int) -> list[Case]:
             auth=False,
         )
     )
+    add(
+        Case(
+            "10,000 unknown ids (the most one bulk-add takes)",
+            "POST",
+            "/api/v1/contacts/suppressions/bulk-add",
+            js({"contact_ids": list(range(10**9, 10**9 + 10_000))}),
+            expect=(404,),
+        )
+    )
+    add(
+        Case(
+            "10,001 ids",
+            "POST",
+            "/api/v1/contacts/suppressions/reinstate",
+            js({"contact_ids": list(range(1, 10_002))}),
+        )
+    )
     # -- type confusion ----------------------------------------------------------------------
     for bad in ([], {}, ["contains"], {"a": 1}, 7, None):
         add(
