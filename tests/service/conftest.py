@@ -145,8 +145,11 @@ def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterat
 def make_api(
     database_url: str, raise_server_exceptions: bool = True, **settings: Any
 ) -> Iterator[Api]:
-    settings.setdefault("strict_contract", True)  # an undeclared status or error body is a 500
-    app = create_app(Settings(database_url=database_url, auto_migrate=True, **settings))
+    """The app on `database_url`, started (migrated at start unless auto_migrate=False), in
+    strict contract mode (an undeclared status or error body is a logged 500)."""
+    settings.setdefault("auto_migrate", True)
+    settings.setdefault("strict_contract", True)
+    app = create_app(Settings(database_url=database_url, **settings))
     with TestClient(app, raise_server_exceptions=raise_server_exceptions) as client:
         yield Api(client, app.state.services)
 
@@ -157,6 +160,7 @@ def api(database_url: str) -> Iterator[Api]:
     key; the limiter has its own tests) and no key cache (revocations are seen at once)."""
     yield from make_api(
         database_url,
+        auto_migrate=False,  # a copy of the migrated template already
         key_cache_seconds=0.0,
         rate_limit_per_second=100_000,
         rate_limit_per_minute=1_000_000,
