@@ -8,6 +8,7 @@ malformed JSON reach the server exactly as an attacker would send them.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 MiB = 1024 * 1024
@@ -93,8 +94,44 @@ STRING_FIELDS: list[tuple[str, str, str]] = [
 ]
 
 
-def cases(list_id: int) -> list[Case]:
+def per_operation() -> list[Case]:
+    """Inputs every operation gets, walked from the generated operation table (a new operation
+    is covered without anyone adding it here): an undeclared method (405), and for every
+    operation with a body a 50 MB announced body without a key (413 before authentication),
+    a lone surrogate and a NUL (422)."""
+    from outreach_api.operations import OPERATIONS
+
     out: list[Case] = []
+    for op in sorted(OPERATIONS.values(), key=lambda o: o.operation_id):
+        path = re.sub(r"\{[^}]+\}", "1", op.path)
+        out.append(Case(f"{op.operation_id}: TRACE", "TRACE", path, expect=(405,)))
+        if op.method not in ("POST", "PUT", "PATCH"):
+            continue
+        out.append(
+            Case(
+                f"{op.operation_id}: 50 MB, no key",
+                op.method,
+                path,
+                b"{" * 1024,
+                expect=(413,),
+                auth=False,
+                announce=50 * MiB,
+            )
+        )
+        for label, raw in (("lone surrogate", SURROGATE), ("NUL", NUL)):
+            out.append(
+                Case(
+                    f"{op.operation_id}: {label}",
+                    op.method,
+                    path,
+                    with_string('{"name": STR, "x": [STR]}', raw),
+                )
+            )
+    return out
+
+
+def cases(list_id: int) -> list[Case]:
+    out: list[Case] = per_operation()
     add = out.append
     # -- integer overflow ------------------------------------------------------------------
     add(
