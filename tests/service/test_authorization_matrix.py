@@ -53,14 +53,14 @@ def test_the_table_has_what_the_matrix_walks() -> None:
     assert len(BILLABLE) >= 4 and len(KEYED) >= 40 and len(SCOPED) >= 25
 
 
-@pytest.mark.parametrize("operation_id", BILLABLE)
-def test_a_test_mode_key_never_spends_credits(api: Api, operation_id: str) -> None:
+def test_a_test_mode_key_never_spends_credits(api: Api) -> None:
     org = api.org()
     give(api, org, 50)
     token = api.key(org, mode="test")
-    response = call(api, OPERATIONS[operation_id], token)
-    assert response.status_code == 403, response.text
-    assert response.json() == {"detail": "Test-mode API keys cannot spend credits"}
+    for operation_id in BILLABLE:
+        response = call(api, OPERATIONS[operation_id], token)
+        assert response.status_code == 403, (operation_id, response.text)
+        assert response.json() == {"detail": "Test-mode API keys cannot spend credits"}
     assert credits(api, org) == 50
 
 
@@ -85,17 +85,18 @@ def test_a_test_mode_key_never_creates_a_live_key(api: Api) -> None:
     assert modes.count("live") == 0
 
 
-@pytest.mark.parametrize("operation_id", KEYED)
-def test_an_agency_reaches_a_client_only_while_linked(api: Api, operation_id: str) -> None:
+def test_an_agency_reaches_a_client_only_while_linked(api: Api) -> None:
     agency_org, client_org = api.org("agency"), api.org("client")
     api.call(api.services.orgs.link, agency_org, client_org)
     agency = api.key(agency_org, agency=True)
-    op = OPERATIONS[operation_id]
-    linked = call(api, op, agency, **{"X-Target-Org-Id": str(client_org)})
-    assert linked.json() != FOREIGN
+    target = {"X-Target-Org-Id": str(client_org)}
+    for operation_id in KEYED:
+        linked = call(api, OPERATIONS[operation_id], agency, **target)
+        assert linked.json() != FOREIGN, operation_id
     api.call(api.services.orgs.unlink, agency_org, client_org)
-    unlinked = call(api, op, agency, **{"X-Target-Org-Id": str(client_org)})
-    assert (unlinked.status_code, unlinked.json()) == (403, FOREIGN)
+    for operation_id in KEYED:
+        unlinked = call(api, OPERATIONS[operation_id], agency, **target)
+        assert (unlinked.status_code, unlinked.json()) == (403, FOREIGN), operation_id
 
 
 def test_an_agency_key_mints_no_key_in_a_client_organisation(api: Api) -> None:
@@ -111,17 +112,18 @@ def test_an_agency_key_mints_no_key_in_a_client_organisation(api: Api) -> None:
     assert response.json() == {"detail": "API keys are created only by the organization's own keys"}
 
 
-@pytest.mark.parametrize("operation_id", SCOPED)
-def test_a_key_without_the_scope_is_refused(api: Api, operation_id: str) -> None:
-    op = OPERATIONS[operation_id]
+def test_a_key_without_the_scope_is_refused(api: Api) -> None:
     org = api.org()
     give(api, org, 50)
-    token = api.key(org, scopes=tuple(s for s in ALL_SCOPES if s != op.scope))
-    response = call(api, op, token)
-    assert (response.status_code, response.json()) == (
-        403,
-        {"detail": f"API key lacks scope '{op.scope}'"},
-    )
+    lacking = {s: api.key(org, scopes=tuple(o for o in ALL_SCOPES if o != s)) for s in ALL_SCOPES}
+    for operation_id in SCOPED:
+        op = OPERATIONS[operation_id]
+        assert op.scope is not None
+        response = call(api, op, lacking[op.scope])
+        assert (response.status_code, response.json()) == (
+            403,
+            {"detail": f"API key lacks scope '{op.scope}'"},
+        ), operation_id
     assert credits(api, org) == 50
 
 
