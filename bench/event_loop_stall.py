@@ -36,14 +36,27 @@ def wide_filter() -> dict[str, object]:
     return {c: {"filterType": "text", "operator": "OR", "conditions": [one] * 2500} for c in columns}
 
 
+def at_the_bounds() -> dict[str, object]:
+    """A filter near the bounds: 151 conditions and 1,000 set values."""
+    one = {"filterType": "text", "type": "contains", "filter": "x"}
+    model: dict[str, object] = {
+        c: {"filterType": "text", "operator": "OR", "conditions": [one] * 50}
+        for c in ("email", "first_name", "last_name")
+    }
+    model["company_name"] = {"filterType": "set", "values": [f"c{i}" for i in range(1000)]}
+    return model
+
+
 def requests(list_id: int) -> list[tuple[str, str, bytes]]:
     return [
         ("3 MB nested filter (20x50x50)", "/api/v1/contacts/fetch",
-         json.dumps({"list_id": list_id, "filter_model": nested_filter()}).encode()),
+         json.dumps({"list_id": list_id, "columns": ["email"], "filter_model": nested_filter()}).encode()),
         ("8 columns x 2,500 conditions", "/api/v1/contacts/fetch",
-         json.dumps({"list_id": list_id, "filter_model": wide_filter()}).encode()),
+         json.dumps({"list_id": list_id, "columns": ["email"], "filter_model": wide_filter()}).encode()),
         ("300,000 LinkedIn URLs", "/api/v1/contacts/profile-pictures",
          json.dumps({"linkedin_urls": ["https://www.linkedin.com/in/x"] * 300_000}).encode()),
+        ("filter at the bounds", "/api/v1/contacts/fetch",
+         json.dumps({"list_id": list_id, "columns": ["email"], "filter_model": at_the_bounds()}).encode()),
         ("1,000 LinkedIn URLs", "/api/v1/contacts/profile-pictures",
          json.dumps({"linkedin_urls": [f"https://www.linkedin.com/in/x{i}" for i in range(1000)]}).encode()),
     ]
