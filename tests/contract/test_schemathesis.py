@@ -67,7 +67,12 @@ def run_schemathesis(
         str(report),
     ]
     done = subprocess.run(
-        command, check=False, capture_output=True, text=True, timeout=MAX_SECONDS * 4 + 60
+        command,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=MAX_SECONDS * 4 + 60,
+        cwd=workdir,
     )
     data = json.loads(report.read_text()) if report.exists() else {}
     return done.returncode, done.stdout + done.stderr, data
