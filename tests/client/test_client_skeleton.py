@@ -12,10 +12,11 @@ from outreach_client import (
     AuthenticationError,
     Client,
     NotFoundError,
+    PermissionDeniedError,
     UnprocessableEntityError,
 )
 from outreach_client.base import ENVIRONMENTS
-from outreach_client.models import ApiKeyCreateRequest
+from outreach_client.models import ApiKeyCreateRequest, ApiKeyMode
 from outreach_server import Settings, create_app
 
 TOKEN: list[str] = []
@@ -72,6 +73,10 @@ def test_errors_are_typed_and_carry_detail(http: TestClient) -> None:
 def test_api_key_operations_go_to_v1_of_the_same_host(http: TestClient) -> None:
     listing = client_for(http).api_keys.list()
     assert listing.total == 1 and listing.keys[0].mode.value == "test"
-    created = client_for(http).api_keys.create(body=ApiKeyCreateRequest(name="from the client"))
-    assert created.api_key_token.startswith("outreach_live_")
+    with pytest.raises(PermissionDeniedError):  # a test key mints no live key (DECISIONS 116)
+        client_for(http).api_keys.create(body=ApiKeyCreateRequest(name="from the client"))
+    created = client_for(http).api_keys.create(
+        body=ApiKeyCreateRequest(name="from the client", mode=ApiKeyMode.TEST)
+    )
+    assert created.api_key_token.startswith("outreach_test_")
     assert client_for(http).api_keys.list().total == 2

@@ -145,8 +145,10 @@ def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterat
 def make_api(
     database_url: str, raise_server_exceptions: bool = True, **settings: Any
 ) -> Iterator[Api]:
-    """The app on `database_url`, started (migrated at start unless auto_migrate=False)."""
+    """The app on `database_url`, started (migrated at start unless auto_migrate=False), in
+    strict contract mode (an undeclared status or error body is a logged 500)."""
     settings.setdefault("auto_migrate", True)
+    settings.setdefault("strict_contract", True)
     app = create_app(Settings(database_url=database_url, **settings))
     with TestClient(app, raise_server_exceptions=raise_server_exceptions) as client:
         yield Api(client, app.state.services)

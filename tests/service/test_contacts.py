@@ -172,8 +172,9 @@ def test_list_contacts_is_paginated_and_per_organisation(api: Api) -> None:
     }  # fmt: skip
     second = org.get("/contacts", page=2, limit=2).json()
     assert [c["id"] for c in second["data"]] == mine[2:] and not second["pagination"]["has_next"]
-    far = org.get("/contacts", page=10**15, limit=200).json()
+    far = org.get("/contacts", page=1_000_000, limit=200).json()
     assert far["data"] == [] and far["pagination"]["total"] == 3
+    assert org.get("/contacts", page=1_000_001).status_code == 422  # DECISIONS row 110
     assert org.get("/contacts", limit=201).status_code == 422
 
 
@@ -503,11 +504,13 @@ def test_profile_pictures_answer_only_allow_listed_photos(api: Api) -> None:
         data(
             org.post(
                 "/contacts/profile-pictures",
-                {"linkedin_urls": ["https://linkedin.com/in/x"] * 1200},
+                {"linkedin_urls": ["https://linkedin.com/in/x"] * 1000},
             )
         )
         == {}
     )
+    too_many = {"linkedin_urls": ["https://linkedin.com/in/x"] * 1001}  # maxItems (row 114)
+    assert org.post("/contacts/profile-pictures", too_many).status_code == 422
 
 
 def test_column_values_of_a_contact_or_a_company(api: Api) -> None:

@@ -157,3 +157,35 @@ def test_numbers_that_cannot_bind_exactly_are_422() -> None:
             compile_filter(
                 {"age": {"filterType": "number", "type": "equals", "filter": value}}, COLUMNS, []
             )
+
+
+# -- bounds and type confusion (issue 12) ------------------------------------------------------
+
+
+def test_filter_bounds_are_checked_before_compiling() -> None:
+    from outreach_server.core.errors import ApiValidationError
+    from outreach_server.core.filters import (
+        MAX_TOTAL_CONDITIONS,
+        MAX_TOTAL_VALUES,
+        check_bounds,
+        parse_json,
+    )
+
+    leaf = {"filterType": "text", "type": "contains", "filter": "a"}
+    deep: dict[str, object] = leaf
+    for _ in range(5):
+        deep = {"operator": "AND", "conditions": [deep]}
+    wide = {f"c{i}": {"operator": "OR", "conditions": [leaf] * 50} for i in range(5)}
+    values = {f"c{i}": {"filterType": "set", "values": ["a"] * 1000} for i in range(6)}
+    for model, message in (
+        ({"email": deep}, "nest at most"),
+        (wide, f"at most {MAX_TOTAL_CONDITIONS} conditions"),
+        (values, f"at most {MAX_TOTAL_VALUES} set values"),
+    ):
+        with pytest.raises(ApiValidationError) as refused:
+            check_bounds(model, ["body", "filter_model"])
+        assert message in refused.value.items[0]["msg"]
+    check_bounds({"email": {"operator": "OR", "conditions": [leaf] * 50}}, ["x"])  # fine
+    with pytest.raises(ApiValidationError) as refused:
+        parse_json("[" * 5000, ["query", "filterModel"], list)
+    assert refused.value.items[0]["msg"] == "nested too deeply"

@@ -169,13 +169,13 @@ def test_ten_active_limit_under_concurrent_creates(hooks: Api) -> None:
 @pytest.mark.parametrize(
     ("url", "reason"),
     [
-        ("http://10.0.0.5/hook", "private"),
-        ("http://192.168.1.1/hook", "private"),
-        ("http://[::1]/hook", "loopback"),
-        ("http://169.254.10.10/hook", "link-local"),
-        ("http://169.254.169.254/latest/meta-data", "metadata"),
-        ("http://0.0.0.0/hook", "non-public"),
-        ("http://[::ffff:10.0.0.1]/hook", "private"),
+        ("http://10.0.0.5/hook", "not allowed"),
+        ("http://192.168.1.1/hook", "not allowed"),
+        ("http://[::1]/hook", "not allowed"),
+        ("http://169.254.10.10/hook", "not allowed"),
+        ("http://169.254.169.254/latest/meta-data", "not allowed"),
+        ("http://0.0.0.0/hook", "not allowed"),
+        ("http://[::ffff:10.0.0.1]/hook", "not allowed"),
         ("ftp://example.com/hook", "https"),
         ("http://user:pw@203.0.113.9/hook", "credentials"),
     ],
@@ -192,7 +192,7 @@ def test_http_needs_the_setting_and_loopback_needs_allowed_network(database_url:
         answer = create(api, token, url="http://93.184.216.34/hook")
         assert answer.status_code == 400 and "https" in answer.json()["detail"]
         answer = create(api, token, url="https://127.0.0.1/hook")
-        assert answer.status_code == 400 and "loopback" in answer.json()["detail"]
+        assert answer.status_code == 400 and "not allowed" in answer.json()["detail"]
 
 
 def test_metadata_address_refused_even_when_its_network_is_allowed() -> None:
@@ -201,9 +201,9 @@ def test_metadata_address_refused_even_when_its_network_is_allowed() -> None:
             {"addr:meta.example": ["169.254.169.254"], "addr:ok.example": ["169.254.1.2"]}
         )
         options = {"allow_http": True, "allowed": "169.254.0.0/16", "resolver": resolver}
-        with pytest.raises(TargetRefused, match="metadata"):
+        with pytest.raises(TargetRefused, match="not allowed"):
             await resolve_target("http://169.254.169.254/", **options)  # type: ignore[arg-type]
-        with pytest.raises(TargetRefused, match="metadata"):
+        with pytest.raises(TargetRefused, match="not allowed"):
             await resolve_target("https://meta.example/", **options)  # type: ignore[arg-type]
         fine = await resolve_target("https://ok.example/x?y=1", **options)  # type: ignore[arg-type]
         assert fine.address == "169.254.1.2" and fine.target.path == "/x?y=1"
@@ -220,7 +220,8 @@ def test_hostnames_resolve_through_the_resolver(database_url: str) -> None:
     ):
         token = api.key(api.org())
         refused = create(api, token, url="https://internal.example/hook")
-        assert refused.status_code == 400 and "private" in refused.json()["detail"]
+        assert refused.status_code == 400 and "not allowed" in refused.json()["detail"]
+        assert "10.1.2.3" not in refused.text  # never what the host resolved to
         assert create(api, token, url="https://public.example/hook").status_code == 201
 
 

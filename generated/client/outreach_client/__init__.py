@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .errors import PaymentRequiredError as PaymentRequiredError
     from .errors import PermissionDeniedError as PermissionDeniedError
     from .errors import RateLimitError as RateLimitError
+    from .errors import RequestEntityTooLargeError as RequestEntityTooLargeError
     from .errors import UnprocessableEntityError as UnprocessableEntityError
     from .errors import ValidationIssue as ValidationIssue
     from .pagination import AsyncPage as AsyncPage
@@ -55,6 +56,7 @@ _LAZY = {
     "PermissionDeniedError": "errors",
     "NotFoundError": "errors",
     "ConflictError": "errors",
+    "RequestEntityTooLargeError": "errors",
     "UnprocessableEntityError": "errors",
     "RateLimitError": "errors",
 }

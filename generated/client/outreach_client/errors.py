@@ -51,7 +51,7 @@ class ValidationIssue:
 
 
 class BadRequestError(APIStatusError):
-    """HTTP 400: Bad request (missing required fields, invalid values, or no fields in an update)."""
+    """HTTP 400: Bad request: missing required fields, invalid values, no fields in an update; or a body that is not parseable JSON ("There was an error parsing the body")."""
 
 
 class AuthenticationError(APIStatusError):
@@ -72,6 +72,10 @@ class NotFoundError(APIStatusError):
 
 class ConflictError(APIStatusError):
     """HTTP 409: Revision mismatch (signature push) or contacts needing a decision (merge-filtered). The body beyond the status is not shown (Error, provisional)."""
+
+
+class RequestEntityTooLargeError(APIStatusError):
+    """HTTP 413: The request body is larger than the server's limit (default 1 MiB, OUTREACH_MAX_BODY_BYTES); refused before it is read or authenticated. Provisional: the source names no body limit."""
 
 
 class UnprocessableEntityError(APIStatusError):
@@ -112,6 +116,7 @@ STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     403: PermissionDeniedError,
     404: NotFoundError,
     409: ConflictError,
+    413: RequestEntityTooLargeError,
     422: UnprocessableEntityError,
     429: RateLimitError,
 }

@@ -31,7 +31,7 @@ class Pagination(BaseModel):
     """
     next_cursor: str | None = None
     """
-    Cursor form of continuation.
+    Cursor form of continuation; null when the operation pages by number only (every operation today). Provisional: the source names the field but not when it is absent.
     """
 
 
@@ -250,7 +250,7 @@ class BulkSuppressRequest(BaseModel):
     Bulk-add request with explicit contact primary keys. Field name not shown in the source: provisional.
     """
 
-    contact_ids: Annotated[list[int], Field(min_length=1)]
+    contact_ids: Annotated[list[int], Field(max_length=10000, min_length=1)]
     """
     Contact ids to suppress.
     """
@@ -291,7 +291,7 @@ class ReinstateSuppressionsRequest(BaseModel):
     Reinstate request. Field name not shown in the source: provisional.
     """
 
-    contact_ids: Annotated[list[int], Field(min_length=1)]
+    contact_ids: Annotated[list[int], Field(max_length=10000, min_length=1)]
     """
     Contact ids to reinstate.
     """
@@ -530,7 +530,7 @@ class ContactCreateRequest(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    list_id: int | None = None
+    list_id: Annotated[int | None, Field(le=9223372036854775807)] = None
     """
     List the contact belongs to (required by the service, 400 when missing).
     """
@@ -541,16 +541,16 @@ class FetchContactsRequest(BaseModel):
     Fetch-contacts request: a filter and named columns; use for narrow column sets. Field names are not shown in the source: provisional.
     """
 
-    columns: list[str]
+    columns: Annotated[list[str], Field(max_length=200)]
     """
     Columns to return for each contact.
     """
     filter_model: FilterModel | None = None
-    list_id: int | None = None
+    list_id: Annotated[int | None, Field(le=9223372036854775807)] = None
     """
     Only the contacts of this list (its own contacts and those added to it by merge-filtered). Unknown or foreign lists give 404 "List not found".
     """
-    sort_model: list[dict[str, Any]] | None = None
+    sort_model: Annotated[list[dict[str, Any]] | None, Field(max_length=50)] = None
     """
     Sort order, as in the sortModel query parameter of other operations: objects with colId and sort (asc or desc). Contacts are ordered by id after it.
     """
@@ -561,7 +561,7 @@ class ProfilePicturesRequest(BaseModel):
     Request with LinkedIn URLs. Field name not shown in the source: provisional.
     """
 
-    linkedin_urls: list[str]
+    linkedin_urls: Annotated[list[str], Field(max_length=1000)]
     """
     LinkedIn profile URLs.
     """
@@ -584,11 +584,11 @@ class ColumnValuesRequest(BaseModel):
     Record column values request. The list is required; record_id names a contact or a company depending on the list. Field names other than record_id are not shown in the source: provisional.
     """
 
-    list_id: int
+    list_id: Annotated[int, Field(le=9223372036854775807)]
     """
     List the record belongs to.
     """
-    record_id: int
+    record_id: Annotated[int, Field(le=9223372036854775807)]
     """
     Contact id or company id, depending on the list (integer, provisional).
     """
@@ -616,7 +616,7 @@ class BulkContactUpdateItem(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    id: int
+    id: Annotated[int, Field(le=9223372036854775807)]
     """
     Contact id.
     """
@@ -627,7 +627,7 @@ class BulkContactUpdateRequest(RootModel[list[BulkContactUpdateItem]]):
     Contacts to update, each with its id and the fields to set. At least one item (an empty batch is a validation failure, provisional).
     """
 
-    root: Annotated[list[BulkContactUpdateItem], Field(min_length=1)]
+    root: Annotated[list[BulkContactUpdateItem], Field(max_length=1000, min_length=1)]
     """
     Contacts to update, each with its id and the fields to set. At least one item (an empty batch is a validation failure, provisional).
     """
@@ -680,12 +680,12 @@ class AssignOwnerRequest(BaseModel):
     """
     New owner; null unassigns.
     """
-    contact_ids: list[int] | None = None
+    contact_ids: Annotated[list[int] | None, Field(max_length=10000)] = None
     """
     Explicit contact ids to select.
     """
     filter_model: FilterModel | None = None
-    list_id: int | None = None
+    list_id: Annotated[int | None, Field(le=9223372036854775807)] = None
     """
     Only contacts of this list (its own contacts and those added to it). Unknown or foreign lists give 404 "List not found".
     """
@@ -723,12 +723,12 @@ class MergeFilteredRequest(BaseModel):
     Merge-filtered request: target_list_id, a filter and optional conflict_resolution. The filter's field name and the values of conflict_resolution are not shown in the source: provisional.
     """
 
-    target_list_id: int
+    target_list_id: Annotated[int, Field(le=9223372036854775807)]
     """
     List every matching contact is added to.
     """
     filter_model: FilterModel
-    source_list_id: int | None = None
+    source_list_id: Annotated[int | None, Field(le=9223372036854775807)] = None
     """
     Only contacts of this list are considered (its own contacts and those added to it). Unknown or foreign lists give 404 "List not found".
     """
@@ -761,7 +761,7 @@ class WithdrawFromSequencesRequest(BaseModel):
     Withdraw request with sequence_id and remove_all; remove_all=true withdraws from every sequence and ignores sequence_id. The contact selection and the types are not shown in the source: provisional.
     """
 
-    contact_ids: Annotated[list[int], Field(min_length=1)]
+    contact_ids: Annotated[list[int], Field(max_length=10000, min_length=1)]
     """
     Contacts to withdraw.
     """
@@ -827,11 +827,11 @@ class AsyncVerifyEmailRequest(BaseModel):
     Async verify request: a list or a filtered selection, supporting all_matching (cost unbounded). Field names other than list_id and all_matching are not shown in the source: provisional.
     """
 
-    list_id: int
+    list_id: Annotated[int, Field(le=9223372036854775807)]
     """
     List the selection is resolved against.
     """
-    contact_ids: list[int] | None = None
+    contact_ids: Annotated[list[int] | None, Field(max_length=10000)] = None
     """
     Explicit contacts to verify.
     """
@@ -863,11 +863,11 @@ class UnlockInfoRequest(BaseModel):
     Unlock request with ids or all_matching, resolved against list_id. Field names other than list_id and all_matching are not shown: provisional.
     """
 
-    list_id: int
+    list_id: Annotated[int, Field(le=9223372036854775807)]
     """
     List the selection (and the query filterModel) is resolved against.
     """
-    contact_ids: list[int] | None = None
+    contact_ids: Annotated[list[int] | None, Field(max_length=10000)] = None
     """
     Explicit contacts to unlock.
     """
@@ -935,9 +935,9 @@ class ListCreateRequest(BaseModel):
     New list. `type` is a plain string so that the service can answer an unrecognized type with 400 "Invalid list type"; valid types are contacts, companies, suppressions, deals, leads. Fields not shown in the source: provisional.
     """
 
-    name: str
+    name: Annotated[str, Field(max_length=200, min_length=1)]
     """
-    List name.
+    List name, 1 to 200 characters (a name of only blanks is refused with 400).
     """
     type: str
     """
@@ -1122,7 +1122,7 @@ class SignaturePushRequest(BaseModel):
     Optimistic-concurrency token.
     """
 
-    version: int
+    version: Annotated[int, Field(le=9223372036854775807)]
     """
     The revision last read.
     """
@@ -1283,13 +1283,13 @@ class WebhookCreateRequest(BaseModel):
     """
     Delivery target.
     """
-    events: list[WebhookEventKind]
+    events: Annotated[list[WebhookEventKind], Field(max_length=50)]
     """
     Event kinds to subscribe to.
     """
-    name: str | None = None
+    name: Annotated[str | None, Field(max_length=200)] = None
     """
-    Human-readable name (optional).
+    Human-readable name (optional), at most 200 characters.
     """
 
 
@@ -1299,8 +1299,8 @@ class WebhookUpdateRequest(BaseModel):
     """
 
     url: str | None = None
-    events: list[WebhookEventKind] | None = None
-    name: str | None = None
+    events: Annotated[list[WebhookEventKind] | None, Field(max_length=50)] = None
+    name: Annotated[str | None, Field(max_length=200)] = None
     is_active: bool | None = None
     """
     Enable or disable the webhook.
@@ -1397,16 +1397,16 @@ class ApiKeyMode(StrEnum):
 
 
 class ApiKeyCreateRequest(BaseModel):
-    name: str
+    name: Annotated[str, Field(max_length=200, min_length=1)]
     """
-    Key name (required: provisional, the source does not say).
+    Key name, 1 to 200 characters; a name of only blanks is refused with 400 (required and bounds: provisional, the source does not say).
     """
     mode: ApiKeyMode = ApiKeyMode.LIVE
     tier: Tier | None = None
     """
     Highest tier the new key may use; at most the calling key's tier, which is also the default. Provisional: how a key is narrowed is not shown.
     """
-    scopes: list[str] | None = None
+    scopes: Annotated[list[str] | None, Field(max_length=20)] = None
     """
     Scopes of the new key; a subset of the calling key's scopes, which are also the default. Provisional: how scopes are assigned is not shown.
     """

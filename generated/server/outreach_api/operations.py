@@ -746,7 +746,7 @@ OPERATIONS: MappingProxyType[str, OperationInfo] = MappingProxyType(
             tag="enrichment",
             success_status=200,
             tier="billable",
-            scope=None,
+            scope="enrichment:run",
             lifecycle="active",
             pagination="none",
             feature_flag=None,
@@ -760,6 +760,7 @@ OPERATIONS: MappingProxyType[str, OperationInfo] = MappingProxyType(
                     "x-lifecycle": "active",
                     "x-pagination": "none",
                     "x-provisional": True,
+                    "x-scope": "enrichment:run",
                     "x-tier": "billable",
                 }
             ),

@@ -9,12 +9,14 @@ from importlib.resources import files
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from outreach_api import API_TITLE, API_VERSION, create_api_router
+from outreach_api.contract import StrictContract
 
 from ..app_platform.handlers import AppPlatformService
 from ..contacts.handlers import ContactsService
 from ..contacts.handlers_lists import ListsService
 from ..core.db import ping
 from ..core.logs import configure_logging
+from ..core.request_guard import RequestGuard
 from ..core.settings import Settings
 from ..enrichment.handlers import EnrichmentService
 from ..feedback.handlers import FeedbackService
@@ -56,6 +58,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.services = services
     install_error_handlers(app)
+    if settings.strict_contract:
+        app.add_middleware(StrictContract)
+    # outermost but for the request id: sizes and encodings before routing, parsing or auth
+    app.add_middleware(
+        RequestGuard,
+        max_body_bytes=settings.max_body_bytes,
+        max_header_bytes=settings.max_header_bytes,
+    )
     install_observability(app, Observability(access_log=settings.access_log))
     api_router = create_api_router(
         context=Authenticator(services),

@@ -162,7 +162,15 @@ def worker(database_url: str | None, concurrency: int, **webhook: Any) -> None:
 # starts without loading the others' dependencies. tests/service/test_cli.py checks that
 # this table names every command each area registers.
 ADMIN_AREAS: dict[str, tuple[str, ...]] = {
-    "access": ("create-org", "create-key", "revoke-key", "link-org", "enable-flag", "seed-demo"),
+    "access": (
+        "create-org",
+        "create-key",
+        "revoke-key",
+        "link-org",
+        "unlink-org",
+        "enable-flag",
+        "seed-demo",
+    ),
     "app_platform": (
         "create-app",
         "install-app",

@@ -105,6 +105,19 @@ def register(admin: click.Group) -> None:
 
         run(database_url, action)
 
+    @admin.command("unlink-org")
+    @click.option("--agency-org-id", type=int, required=True)
+    @click.option("--org-id", type=int, required=True)
+    @database_option
+    def unlink_org(agency_org_id: int, org_id: int, database_url: str | None) -> None:
+        """End an agency's access to another organisation (at once, on every key)."""
+
+        async def action(services: Any) -> dict[str, Any]:
+            await services.orgs.unlink(agency_org_id, org_id)
+            return {"agency_org_id": agency_org_id, "org_id": org_id, "linked": False}
+
+        run(database_url, action)
+
     @admin.command("enable-flag")
     @click.option("--org-id", type=int, required=True)
     @click.argument("flag")

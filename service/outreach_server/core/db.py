@@ -54,10 +54,14 @@ def create_engine(url: str, pool_size: int = 10) -> AsyncEngine:
         database = make_url(url).database
         if database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url, connect_args={"timeout": 30})
+        # hide_parameters: a failed statement's error (and so its log line) never carries the
+        # bound values (a key's token hash, a contact's email)
+        engine = create_async_engine(url, connect_args={"timeout": 30}, hide_parameters=True)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
-    return create_async_engine(url, pool_size=pool_size, max_overflow=20, pool_pre_ping=True)
+    return create_async_engine(
+        url, pool_size=pool_size, max_overflow=20, pool_pre_ping=True, hide_parameters=True
+    )
 
 
 async def ping(engine: AsyncEngine) -> bool:

@@ -30,8 +30,15 @@ from sqlalchemy.sql.elements import ColumnElement
 from .errors import ApiValidationError
 
 MAX_JSON_LENGTH = 20_000
+MAX_OPENINGS = 1_000  # objects and arrays in one JSON query parameter
 MAX_CONDITIONS = 50
 MAX_SET_VALUES = 1_000
+# bounds on a whole filter model, checked before anything is compiled: how deep combined
+# filters nest, how many conditions and set values it holds in all (each becomes a bound
+# parameter; both databases cap those, and compiling is CPU work on the event loop)
+MAX_DEPTH = 3
+MAX_TOTAL_CONDITIONS = 200
+MAX_TOTAL_VALUES = 5_000
 MAX_NUMBER = 2**53  # beyond it a number is not exact as a float, and may not bind as an integer
 TEXT, NUMBER = "text", "number"
 
@@ -57,10 +64,14 @@ def parse_json(raw: str | None, loc: list[str | int], expected: type) -> Any:
         return None
     if len(raw) > MAX_JSON_LENGTH:
         raise _fail(loc, f"longer than {MAX_JSON_LENGTH} characters")
+    if raw.count("[") + raw.count("{") > MAX_OPENINGS:  # refused before the parser recurses
+        raise _fail(loc, "nested too deeply")
     try:
         value = json.loads(raw)
     except ValueError:
         raise _fail(loc, "not valid JSON") from None
+    except RecursionError:
+        raise _fail(loc, "nested too deeply") from None
     if not isinstance(value, expected):
         raise _fail(loc, f"must be a JSON {'object' if expected is dict else 'array'}")
     return value
@@ -74,6 +85,7 @@ def compile_filter(model: Any, columns: Columns, loc: list[str | int]) -> Column
         raise _fail(loc, "must be a JSON object")
     if len(model) > MAX_CONDITIONS:
         raise _fail(loc, f"more than {MAX_CONDITIONS} columns")
+    check_bounds(model, loc)
     clauses = []
     for column_id, spec in model.items():
         column = columns.get(column_id)
@@ -81,6 +93,40 @@ def compile_filter(model: Any, columns: Columns, loc: list[str | int]) -> Column
             raise _fail([*loc, column_id], f"unknown column {column_id!r}")
         clauses.append(_column_filter(column, spec, [*loc, column_id]))
     return and_(true(), *clauses)
+
+
+def check_bounds(model: dict[Any, Any], loc: list[str | int]) -> None:
+    """Depth, conditions and set values of a whole model within bounds (422 otherwise),
+    counted without recursion, so no input can make the check itself expensive."""
+    conditions = values = 0
+    stack: list[tuple[Any, int]] = [(spec, 1) for spec in model.values()]
+    while stack:
+        spec, depth = stack.pop()
+        if not isinstance(spec, dict):
+            continue
+        inner = spec.get("conditions")
+        if inner is None and "condition1" in spec:
+            inner = [spec.get("condition1"), spec.get("condition2")]
+        if isinstance(inner, list):
+            if depth > MAX_DEPTH:
+                raise _fail(loc, f"filters nest at most {MAX_DEPTH} levels deep")
+            stack.extend((item, depth + 1) for item in inner[: MAX_CONDITIONS + 1])
+            continue
+        conditions += 1
+        if isinstance(spec.get("values"), list):
+            values += len(spec["values"])
+        if conditions > MAX_TOTAL_CONDITIONS:
+            raise _fail(loc, f"at most {MAX_TOTAL_CONDITIONS} conditions in one filter")
+        if values > MAX_TOTAL_VALUES:
+            raise _fail(loc, f"at most {MAX_TOTAL_VALUES} set values in one filter")
+
+
+def _word(spec: dict[str, Any], key: str, default: str, loc: list[str | int]) -> str:
+    """A string-valued member (operator, type, filterType): anything else is a 422."""
+    value = spec.get(key, default)
+    if not isinstance(value, str):
+        raise _fail([*loc, key], f"{key} must be a string")
+    return value
 
 
 def _column_filter(column: FilterColumn, spec: Any, loc: list[str | int]) -> ColumnElement[bool]:
@@ -91,7 +137,7 @@ def _column_filter(column: FilterColumn, spec: Any, loc: list[str | int]) -> Col
         conditions = [c for c in (spec.get("condition1"), spec.get("condition2")) if c is not None]
     if conditions is not None:
         return _combined(column, spec, conditions, loc)
-    kind = spec.get("filterType", column.kind)
+    kind = _word(spec, "filterType", column.kind, loc)
     if kind == "set":
         return _set_filter(column, spec, loc)
     if kind != column.kind:
@@ -102,7 +148,7 @@ def _column_filter(column: FilterColumn, spec: Any, loc: list[str | int]) -> Col
 def _combined(
     column: FilterColumn, spec: dict[str, Any], conditions: Any, loc: list[str | int]
 ) -> ColumnElement[bool]:
-    operator = spec.get("operator", "AND")
+    operator = _word(spec, "operator", "AND", loc)
     if operator not in ("AND", "OR"):
         raise _fail([*loc, "operator"], f"unknown operator {operator!r} (AND or OR)")
     if not isinstance(conditions, list) or not conditions or len(conditions) > MAX_CONDITIONS:
@@ -110,7 +156,7 @@ def _combined(
     parts = [
         _column_filter(
             column,
-            {"filterType": spec.get("filterType", column.kind), **c},
+            {"filterType": _word(spec, "filterType", column.kind, loc), **c},
             [*loc, "conditions", i],
         )
         if isinstance(c, dict)
@@ -186,7 +232,7 @@ def _blank(expression: Any, operator: str, kind: str) -> ColumnElement[bool] | N
 def _text_condition(
     expression: Any, spec: dict[str, Any], loc: list[str | int]
 ) -> ColumnElement[bool]:
-    operator = spec.get("type", "contains")
+    operator = _word(spec, "type", "contains", loc)
     blank = _blank(expression, operator, TEXT)
     if blank is not None:
         return blank
@@ -201,7 +247,7 @@ def _text_condition(
 def _number_condition(
     expression: Any, spec: dict[str, Any], loc: list[str | int]
 ) -> ColumnElement[bool]:
-    operator = spec.get("type", "equals")
+    operator = _word(spec, "type", "equals", loc)
     blank = _blank(expression, operator, NUMBER)
     if blank is not None:
         return blank
@@ -226,13 +272,14 @@ def compile_sort(model: Any, columns: Columns, loc: list[str | int]) -> list[Any
         raise _fail(loc, f"a list of at most {MAX_CONDITIONS} sort entries")
     clauses = []
     for index, entry in enumerate(model):
-        if not isinstance(entry, dict) or entry.get("colId") not in columns:
+        col_id = entry.get("colId") if isinstance(entry, dict) else None
+        if not isinstance(col_id, str) or col_id not in columns:
             raise _fail(
                 [*loc, index, "colId"],
                 f"unknown column {entry.get('colId') if isinstance(entry, dict) else entry!r}",
             )
         direction = entry.get("sort", "asc")
-        if direction not in ("asc", "desc"):
+        if not isinstance(direction, str) or direction not in ("asc", "desc"):
             raise _fail([*loc, index, "sort"], "sort is asc or desc")
         expression = columns[entry["colId"]].expression
         clauses.append(expression.asc() if direction == "asc" else expression.desc())

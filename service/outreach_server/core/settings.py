@@ -36,6 +36,12 @@ class Settings:
     json_logs: bool = True
     # one JSON line per request (costs about a third of the throughput of a cheap read)
     access_log: bool = False
+    # request limits checked before routing, parsing or authentication (core/request_guard.py)
+    max_body_bytes: int = 1024 * 1024  # larger bodies: 413
+    max_header_bytes: int = 16 * 1024  # larger header sets: 431
+    # the generated layer's strict contract mode: an undeclared status or error body is a
+    # logged 500 (on in the tests; for staging, never needed in production)
+    strict_contract: bool = False
     # server key (Fernet) encrypting webhook secrets and signing keys at rest; several
     # comma-separated keys rotate: the first encrypts, every one decrypts
     secret_key: str | None = None

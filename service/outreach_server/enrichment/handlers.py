@@ -39,23 +39,28 @@ class EnrichmentService:
         try:
             await ensure_affordable(services.reader, org_id, ADDRESS_CHECK_CREDITS)
             verdict = await verify_address(body.email, services.resolver)
+            answer = EmailAddressVerificationResponse(
+                data=EmailAddressVerification.model_validate(
+                    {
+                        "email": body.email,
+                        "status": verdict.status,
+                        "reason": verdict.reason,
+                        "domain": verdict.domain,
+                        "mx_hosts": list(verdict.mx_hosts),
+                        "credits_charged": ADDRESS_CHECK_CREDITS,
+                    }
+                )
+            )
             async with services.engine.begin() as connection:
                 await charge(
                     connection, org_id, ADDRESS_CHECK_CREDITS, operation=OPERATION, units=1
                 )
+                # the charge commits only with an answer that will be sent: serialising it
+                # is the last thing that can fail, and failing rolls the charge back
+                answer.model_dump_json()
         except InsufficientCredits as short:
             raise short.refusal() from None
-        data = EmailAddressVerification.model_validate(
-            {
-                "email": body.email,
-                "status": verdict.status,
-                "reason": verdict.reason,
-                "domain": verdict.domain,
-                "mx_hosts": list(verdict.mx_hosts),
-                "credits_charged": ADDRESS_CHECK_CREDITS,
-            }
-        )
-        return EmailAddressVerificationResponse(data=data)
+        return answer
 
     async def list_waterfall_configs(
         self,

@@ -18,6 +18,11 @@ from ..core.errors import ApiError
 from ..runtime.context import RequestContext, contact_scope
 from .store import TIER_RANK, ApiKeyRecord
 
+# spec/DECISIONS.md rows 116-117: a test key's keys are test keys; keys of an organisation are
+# made by its own keys (an agency acting for a client makes none, so no access outlives the link)
+TEST_KEYS_MINT_TEST_KEYS = "Test-mode API keys create only test-mode keys"
+OWN_ORGANIZATION_ONLY = "API keys are created only by the organization's own keys"
+
 
 def _listed(record: ApiKeyRecord) -> ApiKey:
     return ApiKey(
@@ -64,6 +69,10 @@ class ApiKeysService:
         self, ctx: RequestContext, *, body: ApiKeyCreateRequest
     ) -> ApiKeyCreatedResponse:
         caller, org_id = ctx.require_org()
+        if caller.mode == "test" and body.mode.value != "test":
+            raise ApiError(403, TEST_KEYS_MINT_TEST_KEYS)
+        if caller.org_id != org_id:
+            raise ApiError(403, OWN_ORGANIZATION_ONLY)
         name = body.name.strip()
         if not name:
             raise ApiError(400, "name must not be empty")

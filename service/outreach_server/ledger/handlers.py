@@ -24,13 +24,33 @@ from outreach_api.models import (
     UnsuppressActionResponse,
     UnsuppressActionResult,
 )
+from sqlalchemy import select
 
+from ..contacts import ContactScope, Selection, require_contacts
 from ..core.errors import ApiError
-from ..runtime.context import RequestContext
+from ..core.tables import contacts
+from ..runtime.context import RequestContext, contact_scope
 from .store import ContactNotFound, SuppressionLedger, SuppressionRow
 
 CONTACT_NOT_FOUND = "Contact not found"
 MAX_IDS_IN_MESSAGE = 100
+
+
+async def narrowed(ctx: RequestContext) -> ContactScope | None:
+    """The key's scope when it is narrowed to lists (spec/DECISIONS.md row 82), else None."""
+    scope = await contact_scope(ctx)
+    return scope if scope.list_ids is not None else None
+
+
+async def require_visible(ctx: RequestContext, contact_ids: list[int]) -> None:
+    """404 "Contact not found" for ids outside a narrowed key's lists: the answer for an id
+    that does not exist, so the key learns nothing about the rest of the organisation."""
+    scope = await narrowed(ctx)
+    if scope is None:
+        return
+    selection = Selection(scope.org_id, ids=tuple(contact_ids), visible=scope.contacts_visible())
+    async with ctx.services.engine.connect() as connection:
+        await require_contacts(connection, selection)
 
 
 def ledger(ctx: RequestContext) -> SuppressionLedger:
@@ -70,6 +90,7 @@ class SuppressionsService:
         contact_id: int,
     ) -> SuppressionStatusResponse:
         _, org_id = ctx.require_org()
+        await require_visible(ctx, [contact_id])
         try:
             status = await ledger(ctx).status(org_id, contact_id)
         except ContactNotFound as error:
@@ -92,12 +113,17 @@ class SuppressionsService:
         offset: int,
     ) -> SuppressionListResponse:
         _, org_id = ctx.require_org()
+        scope = await narrowed(ctx)
+        visible = None
+        if scope is not None:
+            visible = select(contacts.c.id).where(scope.contacts_visible())
         rows = await ledger(ctx).listing(
             org_id,
             channel=None if channel is None else channel.value,
             category=None if category is None else category.value,
             limit=limit,
             offset=offset,
+            contacts_in=visible,
         )
         return SuppressionListResponse(data=[record(row) for row in rows])
 
@@ -109,6 +135,7 @@ class SuppressionsService:
         body: SuppressContactRequest | None,
     ) -> SuppressActionResponse:
         key, org_id = ctx.require_org()
+        await require_visible(ctx, [contact_id])
         try:
             done = await ledger(ctx).suppress(org_id, contact_id, actor=key.id)
         except ContactNotFound as error:
@@ -124,6 +151,7 @@ class SuppressionsService:
         body: SuppressContactRequest | None,
     ) -> UnsuppressActionResponse:
         key, org_id = ctx.require_org()
+        await require_visible(ctx, [contact_id])
         try:
             done = await ledger(ctx).unsuppress(org_id, contact_id, actor=key.id)
         except ContactNotFound as error:
@@ -143,6 +171,7 @@ class SuppressionsService:
         body: BulkSuppressRequest,
     ) -> BulkSuppressResponse:
         key, org_id = ctx.require_org()
+        await require_visible(ctx, body.contact_ids)
         try:
             done = await ledger(ctx).bulk_add(org_id, body.contact_ids, actor=key.id)
         except ContactNotFound as error:
@@ -162,6 +191,7 @@ class SuppressionsService:
         body: ReinstateSuppressionsRequest,
     ) -> BulkReinstateResponse:
         key, org_id = ctx.require_org()
+        await require_visible(ctx, body.contact_ids)
         try:
             done = await ledger(ctx).reinstate(org_id, body.contact_ids, actor=key.id)
         except ContactNotFound as error:

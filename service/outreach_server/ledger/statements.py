@@ -217,6 +217,11 @@ def statements(dialect: str) -> Statements:
     return Statements(dialect)
 
 
+def listing_contact_id() -> Any:
+    """The contact id column of the listing, to narrow it."""
+    return S.c.contact_id
+
+
 def listing_statement(channel: str | None, category: str | None) -> Select[Any]:
     query = select(
         S.c.id,

@@ -45,6 +45,7 @@ from .statements import (
     NON_REVERSIBLE,
     ORG_INITIATED,
     STATUS,
+    listing_contact_id,
     listing_statement,
     statements,
 )
@@ -287,9 +288,13 @@ class SuppressionLedger:
         category: str | None = None,
         limit: int = 50,
         offset: int = 0,
+        contacts_in: Any = None,
     ) -> list[SuppressionRow]:
-        """The organisation's active rows in id order, each with its contact's reversibility."""
+        """The organisation's active rows in id order, each with its contact's reversibility;
+        only rows of contacts selected by `contacts_in` (a SELECT of contact ids) when given."""
         query = listing_statement(channel, category)
+        if contacts_in is not None:
+            query = query.where(listing_contact_id().in_(contacts_in))
         params = {"org": org_id, "limit": limit, "offset": offset}
         async with self.engine.connect() as connection:
             rows = (await connection.execute(query, params)).mappings().all()

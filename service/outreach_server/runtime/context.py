@@ -20,7 +20,7 @@ from outreach_api import OperationInfo
 
 from ..contacts import ContactScope
 from ..core.errors import ApiError
-from ..core.limiter import RateLimiter, RateLimiterUnavailable
+from ..core.limiter import Decision, RateLimiter, RateLimiterUnavailable
 from ..keys import ApiKeyRecord
 from .services import Services
 
@@ -31,6 +31,8 @@ NO_ORGANIZATION = "API key not associated with an organization"
 RATE_LIMITED = "Rate limit exceeded. Please slow down."
 LIMITER_DOWN = "Rate limiter unavailable"
 FOREIGN_TARGET = "API key may not act for the target organization"
+TEST_KEY_SPENDS = "Test-mode API keys cannot spend credits"
+RATE_HEADERS_STATE = "rate_limit_headers"  # read by core.request_guard
 MAX_TOKEN_LENGTH = 256
 API_KEY_SCHEME = "ApiKey"
 
@@ -74,7 +76,7 @@ def looks_like_jwt(token: str) -> bool:
 
 async def enforce_limit(
     limiter: RateLimiter, key: str, headers: dict[str, str] | None = None
-) -> None:
+) -> Decision:
     """One request of `key` against `limiter`: 429 with Retry-After when refused, 503 when the
     limiter's store is unreachable (never an unlimited request)."""
     try:
@@ -82,9 +84,23 @@ async def enforce_limit(
     except RateLimiterUnavailable:
         raise ApiError(503, LIMITER_DOWN) from None
     if not decision.allowed:
-        raise ApiError(
-            429, RATE_LIMITED, {"Retry-After": str(decision.retry_after), **(headers or {})}
-        )
+        refused = {"Retry-After": str(decision.retry_after), **rate_limit_headers(decision)}
+        raise ApiError(429, RATE_LIMITED, {**refused, **(headers or {})})
+    return decision
+
+
+def rate_limit_headers(decision: Decision) -> dict[str, str]:
+    """`X-RateLimit-Remaining` (places left in the fuller of the two windows) and
+    `X-RateLimit-Reset` (whole seconds until that window has room again: 0 while it has; at
+    most 1 for the second window and 60 for the minute window), on every keyed answer."""
+    remaining = max(0, min(decision.remaining_second, decision.remaining_minute))
+    if not decision.allowed:
+        reset = decision.retry_after
+    elif remaining > 0:
+        reset = 0
+    else:
+        reset = 1 if decision.remaining_second <= decision.remaining_minute else 60
+    return {"X-RateLimit-Remaining": str(remaining), "X-RateLimit-Reset": str(reset)}
 
 
 async def require_feature(services: Services, operation: OperationInfo, org_id: int) -> None:
@@ -116,7 +132,8 @@ class Authenticator:
 
         async def dependency(request: Request) -> RequestContext:
             key = await self.authenticate(request.headers.get("authorization"))
-            await self.rate_limit(key)
+            decision = await self.rate_limit(key)
+            setattr(request.state, RATE_HEADERS_STATE, rate_limit_headers(decision))
             org_id = await self.target(key, request.headers.get("x-target-org-id"))
             self.authorize(operation, key)
             await require_feature(services, operation, org_id)
@@ -140,8 +157,8 @@ class Authenticator:
             raise ApiError(401, NO_ORGANIZATION)
         return key
 
-    async def rate_limit(self, key: ApiKeyRecord) -> None:
-        await enforce_limit(self.services.limiter, key.id, self.rate_headers)
+    async def rate_limit(self, key: ApiKeyRecord) -> Decision:
+        return await enforce_limit(self.services.limiter, key.id, self.rate_headers)
 
     async def target(self, key: ApiKeyRecord, header: str | None) -> int:
         """The organisation the request acts for; the same refusal whatever the reason."""
@@ -151,6 +168,7 @@ class Authenticator:
         raw = header.strip()
         if (
             key.is_agency
+            and raw.isascii()
             and raw.isdigit()
             and len(raw) < 12
             and await self.services.orgs.is_linked(key.org_id, int(raw))
@@ -166,3 +184,5 @@ class Authenticator:
             )
         if operation.scope and operation.scope not in key.scopes:
             raise ApiError(403, f"API key lacks scope '{operation.scope}'")
+        if operation.tier == "billable" and key.mode == "test":
+            raise ApiError(403, TEST_KEY_SPENDS)  # spec/DECISIONS.md row 115

@@ -1,11 +1,14 @@
 """Webhook target URLs: the scheme rule and the refusal of internal addresses (SSRF).
 
 A target is `https://` (`http://` only with the webhook_allow_http setting), has a host, no
-user-info and no fragment. Every address the host resolves to (through the service's
-resolver) must be public: loopback, private, link-local, shared (CGNAT), multicast, reserved,
-unspecified and cloud metadata addresses are refused, unless they lie in one of the
+user-info, no fragment, no whitespace or control character, and an allowed port: 443 or 8443
+(80 or 8080 for http); any other port only when every address lies in one of the
+webhook_allowed_networks CIDRs (development and tests). Every address the host resolves to
+(through the service's resolver) must be globally reachable by the IANA special-purpose
+registries (`addresses.is_public`, embedded IPv4 included), unless it lies in one of the
 webhook_allowed_networks CIDRs. The metadata addresses (169.254.169.254, fd00:ec2::254) are
-refused even then. The check runs when a webhook is created or its URL changed, and again
+refused even then. A refusal says the address is not allowed, never what the host resolved
+to. The check runs when a webhook is created or its URL changed, and again
 before every delivery attempt, whose connection then goes to the checked address (no second
 lookup an attacker's DNS could answer differently).
 """
@@ -18,14 +21,15 @@ from functools import lru_cache
 from urllib.parse import urlsplit
 
 from ..core.resolver import LookupUnavailable, Resolver, ip_literal
-
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+from .addresses import IPAddress, IPNetwork, embedded_ipv4, is_public
 
 METADATA_ADDRESSES = frozenset(
     {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
 )
 MAX_URL_LENGTH = 2048
+# spec/DECISIONS.md row 118
+ALLOWED_PORTS = {"https": frozenset({443, 8443}), "http": frozenset({80, 8080})}
+NOT_ALLOWED = "Webhook URL points to an address that is not allowed"
 
 
 class TargetRefused(ValueError):
@@ -50,11 +54,18 @@ class ResolvedTarget:
 def parse_target(url: str, *, allow_http: bool) -> Target:
     if len(url) > MAX_URL_LENGTH:
         raise TargetRefused(f"Webhook URL is longer than {MAX_URL_LENGTH} characters")
+    url = url.strip()
+    if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
+        raise TargetRefused("Webhook URL must not contain whitespace or control characters")
     try:
-        parts = urlsplit(url.strip())
+        parts = urlsplit(url)
         port = parts.port
     except ValueError:
         raise TargetRefused("Webhook URL is not a valid URL") from None
+    if parts.fragment or "#" in url:
+        raise TargetRefused("Webhook URL must not contain a fragment")
+    if port == 0:
+        raise TargetRefused("Webhook URL port is not allowed")
     scheme = parts.scheme.lower()
     if scheme != "https" and not (scheme == "http" and allow_http):
         raise TargetRefused("Webhook URL must use https")
@@ -67,7 +78,7 @@ def parse_target(url: str, *, allow_http: bool) -> Target:
     if parts.query:
         path += "?" + parts.query
     return Target(
-        url=url.strip(),
+        url=url,
         scheme=scheme,
         host=host,
         port=port or (443 if scheme == "https" else 80),
@@ -84,26 +95,19 @@ def allowed_networks(setting: str) -> tuple[IPNetwork, ...]:
     return tuple(networks)
 
 
+def _exempt(ip: IPAddress, allowed: tuple[IPNetwork, ...]) -> bool:
+    return any(ip.version == net.version and ip in net for net in allowed)
+
+
 def address_refusal(address: str, allowed: tuple[IPNetwork, ...]) -> str | None:
-    """Why `address` may not be a target (None: it may)."""
+    """Why `address` may not be a target (None: it may). The reason never names the address."""
     ip: IPAddress = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    if ip in METADATA_ADDRESSES:
-        return f"Webhook URL resolves to a metadata address ({ip})"
-    if any(ip.version == net.version and ip in net for net in allowed):
+    inner = embedded_ipv4(ip)
+    if ip in METADATA_ADDRESSES or (inner is not None and inner in METADATA_ADDRESSES):
+        return NOT_ALLOWED
+    if _exempt(ip, allowed) or (inner is not None and _exempt(inner, allowed)):
         return None
-    if ip.is_unspecified:
-        return f"Webhook URL resolves to a non-public address ({ip})"
-    if ip.is_loopback:
-        return f"Webhook URL resolves to a loopback address ({ip})"
-    if ip.is_link_local:
-        return f"Webhook URL resolves to a link-local address ({ip})"
-    if ip.is_private or ip in ipaddress.ip_network("100.64.0.0/10"):
-        return f"Webhook URL resolves to a private address ({ip})"
-    if ip.is_multicast or ip.is_unspecified or ip.is_reserved or not ip.is_global:
-        return f"Webhook URL resolves to a non-public address ({ip})"
-    return None
+    return None if is_public(ip) else NOT_ALLOWED
 
 
 async def resolve_target(
@@ -124,4 +128,8 @@ async def resolve_target(
         refusal = address_refusal(address, networks)
         if refusal is not None:
             raise TargetRefused(refusal)
+    if target.port not in ALLOWED_PORTS[target.scheme] and not all(
+        _exempt(ipaddress.ip_address(address), networks) for address in addresses
+    ):
+        raise TargetRefused("Webhook URL port is not allowed (443 or 8443; 80 or 8080 for http)")
     return ResolvedTarget(target, addresses[0])

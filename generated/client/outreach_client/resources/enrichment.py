@@ -136,10 +136,11 @@ class EnrichmentResource:
         """Verify one email address
 
         POST /api/v1/enrichment/verify-email
-        Tier: billable · Lifecycle: active · Provisional
+        Tier: billable · Scope: enrichment:run · Lifecycle: active · Provisional
 
         Checks a single arbitrary address and stores nothing; distinct from the contact
-        verification. Tier billable and no scope (the source names neither; provisional).
+        verification. Tier billable and scope enrichment:run, the scope of every operation that
+        spends credits (the source names neither; provisional).
 
         Args:
             x_target_org_id: Names the organization the request targets.
@@ -184,10 +185,11 @@ class AsyncEnrichmentResource:
         """Verify one email address
 
         POST /api/v1/enrichment/verify-email
-        Tier: billable · Lifecycle: active · Provisional
+        Tier: billable · Scope: enrichment:run · Lifecycle: active · Provisional
 
         Checks a single arbitrary address and stores nothing; distinct from the contact
-        verification. Tier billable and no scope (the source names neither; provisional).
+        verification. Tier billable and scope enrichment:run, the scope of every operation that
+        spends credits (the source names neither; provisional).
 
         Args:
             x_target_org_id: Names the organization the request targets.

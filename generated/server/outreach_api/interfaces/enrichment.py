@@ -23,10 +23,11 @@ class EnrichmentApi(Protocol[ContextT_contra]):
         """Verify one email address
 
         POST /api/v1/enrichment/verify-email
-        Tier: billable · Lifecycle: active · Provisional
+        Tier: billable · Scope: enrichment:run · Lifecycle: active · Provisional
 
         Checks a single arbitrary address and stores nothing; distinct from the contact
-        verification. Tier billable and no scope (the source names neither; provisional).
+        verification. Tier billable and scope enrichment:run, the scope of every operation that
+        spends credits (the source names neither; provisional).
         """
         ...
 

@@ -55,7 +55,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
     async def list_contacts(
         ctx: Annotated[Any, Depends(context(OPERATIONS["list_contacts"]))],
         *,
-        page: Annotated[int, Query(ge=1)] = 1,
+        page: Annotated[int, Query(ge=1, le=1000000)] = 1,
         limit: Annotated[int, Query(ge=1, le=200)] = 50,
     ) -> ContactListResponse:
         return await impl.list_contacts(
@@ -91,7 +91,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
     async def get_contact(
         ctx: Annotated[Any, Depends(context(OPERATIONS["get_contact"]))],
         *,
-        contact_id: Annotated[int, Path()],
+        contact_id: Annotated[int, Path(le=9223372036854775807)],
     ) -> ContactResponse:
         return await impl.get_contact(
             ctx,
@@ -108,7 +108,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
     async def list_column_definitions(
         ctx: Annotated[Any, Depends(context(OPERATIONS["list_column_definitions"]))],
         *,
-        list_id: Annotated[int | None, Query()] = None,
+        list_id: Annotated[int | None, Query(le=9223372036854775807)] = None,
     ) -> ColumnDefinitionListResponse:
         return await impl.list_column_definitions(
             ctx,
@@ -159,7 +159,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
     async def list_base_columns(
         ctx: Annotated[Any, Depends(context(OPERATIONS["list_base_columns"]))],
         *,
-        list_id: Annotated[int, Query()],
+        list_id: Annotated[int, Query(le=9223372036854775807)],
     ) -> BaseColumnListResponse:
         return await impl.list_base_columns(
             ctx,
@@ -176,7 +176,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
     async def list_column_names(
         ctx: Annotated[Any, Depends(context(OPERATIONS["list_column_names"]))],
         *,
-        list_id: Annotated[int | None, Query()] = None,
+        list_id: Annotated[int | None, Query(le=9223372036854775807)] = None,
     ) -> ColumnNameListResponse:
         return await impl.list_column_names(
             ctx,
@@ -193,7 +193,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
     async def get_form_fields(
         ctx: Annotated[Any, Depends(context(OPERATIONS["get_form_fields"]))],
         *,
-        list_id: Annotated[int | None, Query()] = None,
+        list_id: Annotated[int | None, Query(le=9223372036854775807)] = None,
     ) -> FormFieldsResponse:
         return await impl.get_form_fields(
             ctx,
@@ -238,7 +238,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
     async def fetch_contacts(
         ctx: Annotated[Any, Depends(context(OPERATIONS["fetch_contacts"]))],
         *,
-        page: Annotated[int, Query(ge=1)] = 1,
+        page: Annotated[int, Query(ge=1, le=1000000)] = 1,
         limit: Annotated[int, Query(ge=1, le=200)] = 50,
         body: Annotated[FetchContactsRequest, Body()],
     ) -> ContactListResponse:
@@ -365,7 +365,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
     async def verify_contact_emails(
         ctx: Annotated[Any, Depends(context(OPERATIONS["verify_contact_emails"]))],
         *,
-        list_id: Annotated[int | None, Query()] = None,
+        list_id: Annotated[int | None, Query(le=9223372036854775807)] = None,
         filter_model: Annotated[str | None, Query(alias="filterModel")] = None,
         body: Annotated[VerifyEmailRequest, Body()],
     ) -> VerifyEmailResponse:

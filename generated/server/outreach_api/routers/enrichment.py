@@ -46,7 +46,7 @@ def create_router(impl: EnrichmentApi[ContextT], context: ContextProvider[Contex
     async def list_waterfall_configs(
         ctx: Annotated[Any, Depends(context(OPERATIONS["list_waterfall_configs"]))],
         *,
-        list_id: Annotated[int, Query()],
+        list_id: Annotated[int, Query(le=9223372036854775807)],
     ) -> WaterfallConfigListResponse:
         return await impl.list_waterfall_configs(
             ctx,

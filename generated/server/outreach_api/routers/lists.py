@@ -25,7 +25,7 @@ def create_router(impl: ListsApi[ContextT], context: ContextProvider[ContextT]) 
     async def list_lists(
         ctx: Annotated[Any, Depends(context(OPERATIONS["list_lists"]))],
         *,
-        page: Annotated[int, Query(ge=1)] = 1,
+        page: Annotated[int, Query(ge=1, le=1000000)] = 1,
         limit: Annotated[int, Query(ge=1, le=200)] = 50,
     ) -> ListRecordListResponse:
         return await impl.list_lists(

@@ -25,7 +25,7 @@ def create_router(impl: SignaturesApi[ContextT], context: ContextProvider[Contex
     async def push_mailbox_signature(
         ctx: Annotated[Any, Depends(context(OPERATIONS["push_mailbox_signature"]))],
         *,
-        mailbox_id: Annotated[int, Path()],
+        mailbox_id: Annotated[int, Path(le=9223372036854775807)],
         body: Annotated[SignaturePushRequest, Body()],
     ) -> DeploymentOutcomeResponse:
         return await impl.push_mailbox_signature(

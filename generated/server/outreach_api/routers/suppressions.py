@@ -37,7 +37,7 @@ def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[Cont
     async def get_contact_suppression_status(
         ctx: Annotated[Any, Depends(context(OPERATIONS["get_contact_suppression_status"]))],
         *,
-        contact_id: Annotated[int, Path()],
+        contact_id: Annotated[int, Path(le=9223372036854775807)],
     ) -> SuppressionStatusResponse:
         return await impl.get_contact_suppression_status(
             ctx,
@@ -57,7 +57,7 @@ def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[Cont
         channel: Annotated[SuppressionChannel | None, Query()] = None,
         category: Annotated[SuppressionCategory | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Annotated[int, Query(ge=0, le=1000000000)] = 0,
     ) -> SuppressionListResponse:
         return await impl.list_suppressions(
             ctx,
@@ -77,7 +77,7 @@ def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[Cont
     async def suppress_contact(
         ctx: Annotated[Any, Depends(context(OPERATIONS["suppress_contact"]))],
         *,
-        contact_id: Annotated[int, Path()],
+        contact_id: Annotated[int, Path(le=9223372036854775807)],
         body: Annotated[SuppressContactRequest | None, Body()] = None,
     ) -> SuppressActionResponse:
         return await impl.suppress_contact(
@@ -96,7 +96,7 @@ def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[Cont
     async def unsuppress_contact(
         ctx: Annotated[Any, Depends(context(OPERATIONS["unsuppress_contact"]))],
         *,
-        contact_id: Annotated[int, Path()],
+        contact_id: Annotated[int, Path(le=9223372036854775807)],
         body: Annotated[SuppressContactRequest | None, Body()] = None,
     ) -> UnsuppressActionResponse:
         return await impl.unsuppress_contact(

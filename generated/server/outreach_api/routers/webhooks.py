@@ -137,7 +137,7 @@ def create_router(impl: WebhooksApi[ContextT], context: ContextProvider[ContextT
         ctx: Annotated[Any, Depends(context(OPERATIONS["list_webhook_deliveries"]))],
         *,
         webhook_id: Annotated[str, Path()],
-        page: Annotated[int, Query(ge=1)] = 1,
+        page: Annotated[int, Query(ge=1, le=1000000)] = 1,
         limit: Annotated[int, Query(ge=1, le=200)] = 50,
         status: Annotated[DeliveryStatus | None, Query()] = None,
     ) -> WebhookDeliveryListResponse:

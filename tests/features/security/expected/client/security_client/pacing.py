@@ -9,6 +9,7 @@ import random
 import threading
 import time
 from collections import deque
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -39,6 +40,8 @@ class Pacer:
         self.limits = limits
         self._sent: deque[list[float]] = deque(maxlen=max((n for n, _ in limits), default=1))
         self._lock = threading.Lock()
+        # the server's own count: no request before this moment (X-RateLimit-Remaining: 0)
+        self._hold_until = 0.0
 
     @classmethod
     def for_key(cls, credential: str | None) -> Pacer:
@@ -51,7 +54,7 @@ class Pacer:
     def reserve(self) -> tuple[list[float], float]:
         with self._lock:
             now = time.monotonic()
-            at = now
+            at = max(now, self._hold_until)
             for count, window in self.limits:
                 if len(self._sent) >= count:
                     at = max(at, self._sent[-count][0] + window)
@@ -59,9 +62,20 @@ class Pacer:
             self._sent.append(slot)
             return slot, at - now
 
-    def done(self, slot: list[float]) -> None:
+    def done(self, slot: list[float], headers: Mapping[str, str] | None = None) -> None:
+        """The answer came back. When its `X-RateLimit-Remaining` is 0, the next request waits
+        `X-RateLimit-Reset` seconds (the de facto header pair; servers that send it on every
+        response thereby pace clients in other processes using the same key too)."""
         with self._lock:
-            slot[0] = max(slot[0], time.monotonic())
+            now = time.monotonic()
+            slot[0] = max(slot[0], now)
+            if headers is None or headers.get("x-ratelimit-remaining") != "0":
+                return
+            try:
+                reset = float(headers.get("x-ratelimit-reset", ""))
+            except ValueError:
+                return
+            self._hold_until = max(self._hold_until, now + min(max(reset, 0.0), MAX_RETRY_AFTER))
 
 
 def retry_after(response: httpx.Response) -> float | None:
