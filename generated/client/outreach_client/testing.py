@@ -140,6 +140,7 @@ class WebhookReceiver:
         self._condition = threading.Condition()
         self._deliveries: list[ReceivedDelivery] = []
         self._status = 204
+        self._status_left: int | None = None  # requests still answered `_status`; None: all
         self._server = ThreadingHTTPServer((host, 0), self._handler())
         self._server.daemon_threads = True
         port = int(self._server.server_address[1])
@@ -155,10 +156,12 @@ class WebhookReceiver:
         with self._condition:
             return list(self._deliveries)
 
-    def respond_with(self, status: int) -> None:
-        """Answer every later request with `status` (e.g. 500 to exercise retries)."""
+    def respond_with(self, status: int, times: int | None = None) -> None:
+        """Answer later requests with `status` (e.g. 500 to exercise retries): every one, or
+        only the next `times` ones, after which the answer is 204 again (no race with retries)."""
         with self._condition:
             self._status = status
+            self._status_left = times
 
     def wait_for(self, count: int = 1, timeout: float = 10.0) -> list[ReceivedDelivery]:
         """Block until at least `count` requests arrived; all of them, oldest first."""
@@ -185,7 +188,12 @@ class WebhookReceiver:
         with self._condition:
             self._deliveries.append(delivery)
             self._condition.notify_all()
-            return self._status
+            status = self._status
+            if self._status_left is not None:
+                self._status_left -= 1
+                if self._status_left <= 0:
+                    self._status, self._status_left = 204, None
+            return status
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         receiver = self
