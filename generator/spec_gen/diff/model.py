@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from ..diff_rules import LEVELS, RULES, Level
-
-if TYPE_CHECKING:
-    from .generated import GeneratedView
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
@@ -45,12 +42,26 @@ class Change:
         }
 
 
+class GeneratedReport(Protocol):
+    """What a report shows of the generated code (`generated.GeneratedView`, with --generated).
+
+    A protocol, so that this module (below `generated`) does not import it."""
+
+    def markdown_for(self, change: Change) -> list[str]: ...
+
+    def json_for(self, change: Change) -> dict[str, Any]: ...
+
+    def markdown_summary(self) -> list[str]: ...
+
+    def json_summary(self) -> dict[str, Any]: ...
+
+
 @dataclass
 class Report:
     old: str  # how the two sides were named on the command line
     new: str
     changes: list[Change]
-    generated: GeneratedView | None = field(default=None)  # with --generated
+    generated: GeneratedReport | None = field(default=None)  # with --generated
 
     def count(self, level: Level) -> int:
         return sum(1 for change in self.changes if change.level == level)
