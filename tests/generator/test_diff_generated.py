@@ -140,8 +140,10 @@ def test_identical_sides_say_the_generated_code_does_not_change(chdir_root: None
 
 def test_a_side_that_does_not_build_exits_2_with_one_line(tmp_path: Path, chdir_root: None) -> None:
     new = copy_spec(tmp_path, "new")
-    edit(
-        new / "openapi.yaml", "      operationId: get_contact\n", "      operationId: GetContact\n"
+    edit(  # a dangling $ref: refused under every rule profile
+        new / "openapi.yaml",
+        "$ref: '#/components/parameters/ContactId'",
+        "$ref: '#/components/parameters/Missing'",
     )
     code, out, err = run("spec/openapi.yaml", str(new / "openapi.yaml"))
     assert code == 2
