@@ -450,6 +450,20 @@ def test_uvicorn_loggers(log_stream: io.StringIO) -> None:
     assert (line["logger"], line["msg"]) == ("uvicorn.error", "Started server process 42")
 
 
+def test_uvicorn_loggers_left_quiet_by_an_earlier_server_are_heard_again(
+    restore_logging: None,
+) -> None:
+    """uvicorn.Config(log_level="warning") or a dictConfig leaves a level / `disabled` on
+    uvicorn's loggers; configure_logging resets them, so the root's level decides."""
+    logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
+    logging.getLogger("uvicorn").disabled = True
+    stream = io.StringIO()
+    configure_logging("INFO", stream=stream)
+    logging.getLogger("uvicorn.error").info("Started server process %d", 7)
+    [line] = json_lines(stream)
+    assert line["msg"] == "Started server process 7"
+
+
 def test_default_stream_is_stderr(
     restore_logging: None, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -226,6 +226,10 @@ def configure_logging(
         uvicorn_logger = logging.getLogger(name)
         uvicorn_logger.handlers.clear()
         uvicorn_logger.propagate = True
+        # a level or `disabled` left by an earlier uvicorn.Config(log_level=...) or dictConfig
+        # would hide its lines: the root's level decides, as for every other logger
+        uvicorn_logger.setLevel(logging.NOTSET)
+        uvicorn_logger.disabled = False
     uvicorn_access = logging.getLogger("uvicorn.access")
     uvicorn_access.handlers.clear()
     uvicorn_access.propagate = False
