@@ -155,42 +155,73 @@ def send(client: httpx.Client, server: RunningServer, case: Case) -> tuple[int, 
     return status, started, time.monotonic() - started
 
 
+def run_cases(
+    client: httpx.Client, server: RunningServer, cases: list[Case]
+) -> tuple[list[tuple[str, float, float]], list[str], list[str]]:
+    """Send each case; its time windows, the wrong statuses and the slow answers.
+
+    On 2 shared cores a neighbour can stall any one request: a slow answer is measured once
+    more and the faster of the two counts (the status of both must hold)."""
+    windows: list[tuple[str, float, float]] = []
+    slow, wrong = [], []
+    for case in cases:
+        for attempt in range(2):
+            status, started, elapsed = send(client, server, case)
+            windows.append((case.name, started, started + elapsed))
+            if status not in case.expect:
+                wrong.append(f"{case.name}: {status} (expected {case.expect})")
+            if elapsed <= REQUEST_BUDGET:
+                break
+            if attempt == 1:
+                slow.append(f"{case.name}: {elapsed * 1000:.0f} ms")
+    return windows, wrong, slow
+
+
+def stalls(
+    samples: list[tuple[float, float]], windows: list[tuple[str, float, float]]
+) -> dict[str, str]:
+    """Hostile cases during which a /healthz answer took the budget or more (a probe answer
+    counts when it overlaps a hostile request; the rest is the machine's noise)."""
+    found: dict[str, str] = {}
+    for at, took in samples:
+        if took < HEALTH_BUDGET:
+            continue
+        for name, a, b in windows:
+            if a < at + took and b > at:
+                found.setdefault(name, f"/healthz took {took * 1000:.0f} ms during {name}")
+    return found
+
+
 def test_every_hostile_input_is_refused_quickly_and_writes_nothing(
     server: RunningServer, probe: HealthProbe
 ) -> None:
     all_cases = cases(server.list_id)  # built before anything is timed
     before = database_digest(server.database_url)
-    slow, wrong = [], []
-    windows: list[tuple[str, float, float]] = []
     with httpx.Client(base_url=server.base_url, timeout=30) as client:
         # warm: the pool's first database connection is not the hostile input's cost
         client.get("/api/v1/contacts", headers={"Authorization": f"Bearer {server.live_key}"})
-        for case in all_cases:
-            # on 2 shared cores a neighbour can stall any one request: a slow answer is
-            # measured once more and the faster of the two counts (the status of both must hold)
-            for attempt in range(2):
-                status, started, elapsed = send(client, server, case)
-                windows.append((case.name, started, started + elapsed))
-                if status not in case.expect:
-                    wrong.append(f"{case.name}: {status} (expected {case.expect})")
-                if elapsed <= REQUEST_BUDGET:
-                    break
-                if attempt == 1:
-                    slow.append(f"{case.name}: {elapsed * 1000:.0f} ms")
-    time.sleep(0.1)
-    probe.__exit__()
+        windows, wrong, slow = run_cases(client, server, all_cases)
+        time.sleep(0.1)
+        probe.__exit__()
+        first = stalls(probe.samples, windows)
+        # a stall a hostile input causes happens again when it is sent again; a neighbour's
+        # does not: the cases a slow probe answer overlapped are sent once more, probed afresh
+        again: dict[str, str] = {}
+        if first:
+            with HealthProbe(server.base_url) as second_probe:
+                retry = [case for case in all_cases if case.name in first]
+                windows2, wrong2, _ = run_cases(client, server, retry)
+                wrong += wrong2
+                time.sleep(0.1)
+            again = stalls(second_probe.samples, windows2)
     after = database_digest(server.database_url)
     assert not wrong, "\n".join(wrong) + "\n--- server log ---\n" + server.log()[-4000:]
     assert not slow, "\n".join(slow)
     changed = [name for name in before if before[name] != after.get(name)]
     assert not changed, f"tables written by hostile input: {changed}"
     assert probe.samples, "the health probe never answered"
+    assert not again, "\n".join(first[name] + " (and again: " + again[name] + ")" for name in again)
     worst = max(took for _, took in probe.samples)
-    # a probe answer counts when it overlaps a hostile request (the rest is the machine's noise)
-    stalls = []
-    for at, took in probe.samples:
-        during = [name for name, a, b in windows if a < at + took and b > at]
-        if took >= HEALTH_BUDGET and during:
-            stalls.append(f"/healthz took {took * 1000:.0f} ms during: {', '.join(during)}")
-    assert not stalls, "\n".join(stalls)
-    print(f"{len(windows)} hostile inputs; /healthz max {worst * 1000:.1f} ms")
+    print(
+        f"{len(windows)} hostile inputs; /healthz max {worst * 1000:.1f} ms; {len(first)} rechecked"
+    )
