@@ -45,12 +45,12 @@ def sync_usage(client: Client) -> None:
 
 def body_keywords(client: Client) -> None:
     """Body fields as typed keyword arguments (required ones required), beside `body=`."""
-    hook = client.webhooks.create(url="https://example.com", events=["contact.created"])
+    hook = client.webhooks.create(url="https://example.com", events=["campaign.created"])
     assert_type(hook, WebhookWithSecret)
-    named = client.webhooks.create(url="https://example.com", events=["contact.created"], name=OMIT)
+    named = client.webhooks.create(url="https://example.com", events=["campaign.created"], name=OMIT)
     assert_type(named, WebhookWithSecret)
     client.webhooks.create(url="https://example.com")  # type: ignore[call-overload]
-    client.webhooks.create(url=1, events=["contact.created"])  # type: ignore[call-overload]
+    client.webhooks.create(url=1, events=["campaign.created"])  # type: ignore[call-overload]
     raw = client.with_raw_response.webhooks.create(url="https://example.com", events=["x"])
     assert_type(raw, APIResponse[WebhookWithSecret])
     # ids: integers or their text, on options, headers and integer path parameters
@@ -65,7 +65,7 @@ async def async_usage(client: AsyncClient) -> None:
     assert_type(page, AsyncPage[ContactRecord])
     async for item in client.contacts.list():
         assert_type(item, ContactRecord)
-    hook = await client.webhooks.create(url="https://example.com", events=["contact.created"])
+    hook = await client.webhooks.create(url="https://example.com", events=["campaign.created"])
     assert_type(hook, WebhookWithSecret)
     raw = await client.with_raw_response.contacts.list()
     assert_type(raw, APIResponse[AsyncPage[ContactRecord]])

@@ -10,8 +10,8 @@ from ..ir import Api, Operation, Param, schema_ref_name
 from ..naming import pascal, snake
 from ..render import names_in
 from . import Target, client_wire
-from .client_body import BodyField, body_fields, models_in
 from .client_auth import Scheme, primary_scheme, schemes, token_param
+from .client_body import BodyField, body_fields, models_in
 from .client_facts import (
     context_headers,
     environments,
@@ -170,7 +170,9 @@ def id_annotation(p: Param) -> str:
         return "int | str"
     schema = p.schema or {}
     digits = schema.get("format") in ("int32", "int64") or str(schema.get("pattern", "")) in (
-        "^[0-9]+$", r"^\d+$", "^[1-9][0-9]*$"
+        "^[0-9]+$",
+        r"^\d+$",
+        "^[1-9][0-9]*$",
     )
     named_id = p.location == "header" and snake(p.name).rstrip("_").split("_")[-1] == "id"
     if p.annotation == "str" and (digits or named_id):
