@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -55,25 +55,56 @@ class DefaultResource:
             lambda response: ResponseModel.model_validate_json(response.content),
         )
 
+    @overload
+    def put_users_id(
+        self,
+        id_: str,
+        *,
+        name: str,
+        level: int | _wire.Omit = _wire.OMIT,
+    ) -> Role: ...
+
+    @overload
     def put_users_id(
         self,
         id_: str,
         *,
         body: Role | Mapping[str, Any],
+    ) -> Role: ...
+
+    def put_users_id(
+        self,
+        id_: str,
+        *,
+        body: Role | Mapping[str, Any] | None = None,
+        name: str | _wire.Omit = _wire.OMIT,
+        level: int | _wire.Omit = _wire.OMIT,
     ) -> Role:
         """put_users_id
 
         PUT /users/{id}
 
         Args:
-            body: Role, or plain data validated into it.
+            body: Role, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            name: the body field 'name'
+            level: the body field 'level'
         """
         return self._client._call(
             Request(
                 "PUT",
                 f"/users/{_wire.path_param(id_)}",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=Role),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("name", "name", name),
+                            ("level", "level", level),
+                        ),
+                        ("name",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=Role),),
                 ),
             ),
             lambda response: Role.model_validate_json(response.content),
@@ -84,20 +115,24 @@ class DefaultResource:
         uuid: str,
         *,
         body: NoneModel | Mapping[str, Any] | None = None,
+        value: str | _wire.Omit = _wire.OMIT,
     ) -> ComExampleThing:
         """post_models_uuid
 
         POST /models/{UUID}
 
         Args:
-            body: NoneModel, or plain data validated into it.
+            body: NoneModel, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            value: the body field 'value'
         """
         return self._client._call(
             Request(
                 "POST",
                 f"/models/{_wire.path_param(uuid)}",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=NoneModel),)
+                    _wire.body_of(body, (("value", "value", value),), (), False),
+                    (_wire.MediaType("application/json", "json", model=NoneModel),),
                 ),
                 retry_safe=False,
             ),
@@ -146,25 +181,56 @@ class AsyncDefaultResource:
             lambda response: ResponseModel.model_validate_json(response.content),
         )
 
+    @overload
+    async def put_users_id(
+        self,
+        id_: str,
+        *,
+        name: str,
+        level: int | _wire.Omit = _wire.OMIT,
+    ) -> Role: ...
+
+    @overload
     async def put_users_id(
         self,
         id_: str,
         *,
         body: Role | Mapping[str, Any],
+    ) -> Role: ...
+
+    async def put_users_id(
+        self,
+        id_: str,
+        *,
+        body: Role | Mapping[str, Any] | None = None,
+        name: str | _wire.Omit = _wire.OMIT,
+        level: int | _wire.Omit = _wire.OMIT,
     ) -> Role:
         """put_users_id
 
         PUT /users/{id}
 
         Args:
-            body: Role, or plain data validated into it.
+            body: Role, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            name: the body field 'name'
+            level: the body field 'level'
         """
         return await self._client._call(
             Request(
                 "PUT",
                 f"/users/{_wire.path_param(id_)}",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=Role),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("name", "name", name),
+                            ("level", "level", level),
+                        ),
+                        ("name",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=Role),),
                 ),
             ),
             lambda response: Role.model_validate_json(response.content),
@@ -175,20 +241,24 @@ class AsyncDefaultResource:
         uuid: str,
         *,
         body: NoneModel | Mapping[str, Any] | None = None,
+        value: str | _wire.Omit = _wire.OMIT,
     ) -> ComExampleThing:
         """post_models_uuid
 
         POST /models/{UUID}
 
         Args:
-            body: NoneModel, or plain data validated into it.
+            body: NoneModel, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            value: the body field 'value'
         """
         return await self._client._call(
             Request(
                 "POST",
                 f"/models/{_wire.path_param(uuid)}",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=NoneModel),)
+                    _wire.body_of(body, (("value", "value", value),), (), False),
+                    (_wire.MediaType("application/json", "json", model=NoneModel),),
                 ),
                 retry_safe=False,
             ),
