@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ir import Api, Operation, schema_ref_name
+from ..ir.media import is_binary_schema
 from ..ir.names import HANDLER_RESERVED, identifier
 from .client_wire import body_media
 
@@ -64,6 +65,8 @@ def _annotation(api: Api, schema: Any, known: set[str], depth: int = 0) -> str:
         text = f"Sequence[{item}]"
     elif kind == "object":
         text = "Mapping[str, Any]"
+    elif kind == "string" and is_binary_schema(schema):
+        text = "bytes"
     elif kind in SCALARS:
         text = SCALARS[kind]
     else:

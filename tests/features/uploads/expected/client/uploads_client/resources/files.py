@@ -24,10 +24,10 @@ class FilesResource:
     def upload_file(
         self,
         *,
-        file: str,
+        file: bytes,
         title: str,
         tags: Sequence[str] | _wire.Omit = _wire.OMIT,
-        attachments: Sequence[str] | _wire.Omit = _wire.OMIT,
+        attachments: Sequence[bytes] | _wire.Omit = _wire.OMIT,
     ) -> Stored: ...
 
     @overload
@@ -41,10 +41,10 @@ class FilesResource:
         self,
         *,
         body: UploadFileRequestMultipart | Mapping[str, Any] | None = None,
-        file: str | _wire.Omit = _wire.OMIT,
+        file: bytes | _wire.Omit = _wire.OMIT,
         title: str | _wire.Omit = _wire.OMIT,
         tags: Sequence[str] | _wire.Omit = _wire.OMIT,
-        attachments: Sequence[str] | _wire.Omit = _wire.OMIT,
+        attachments: Sequence[bytes] | _wire.Omit = _wire.OMIT,
     ) -> Stored:
         """A multipart upload with a file and fields
 
@@ -193,10 +193,10 @@ class AsyncFilesResource:
     async def upload_file(
         self,
         *,
-        file: str,
+        file: bytes,
         title: str,
         tags: Sequence[str] | _wire.Omit = _wire.OMIT,
-        attachments: Sequence[str] | _wire.Omit = _wire.OMIT,
+        attachments: Sequence[bytes] | _wire.Omit = _wire.OMIT,
     ) -> Stored: ...
 
     @overload
@@ -210,10 +210,10 @@ class AsyncFilesResource:
         self,
         *,
         body: UploadFileRequestMultipart | Mapping[str, Any] | None = None,
-        file: str | _wire.Omit = _wire.OMIT,
+        file: bytes | _wire.Omit = _wire.OMIT,
         title: str | _wire.Omit = _wire.OMIT,
         tags: Sequence[str] | _wire.Omit = _wire.OMIT,
-        attachments: Sequence[str] | _wire.Omit = _wire.OMIT,
+        attachments: Sequence[bytes] | _wire.Omit = _wire.OMIT,
     ) -> Stored:
         """A multipart upload with a file and fields
 
