@@ -364,7 +364,12 @@ def example_call(api: Api, view: ClientOp, client: str = "client") -> str:
     if view.token_param:
         args.append(f'{view.token_param}="<token>"')
     if op.body is not None and op.body.required:
-        args.append(f"body={request_example(api, op)!r}")
+        example = request_example(api, op)
+        by_wire = {f.name: f.py_name for f in view.fields}
+        if isinstance(example, dict) and example and set(example) <= set(by_wire):
+            args += [f"{by_wire[name]}={value!r}" for name, value in example.items()]
+        else:
+            args.append(f"body={example!r}")
     call = f"{client}.{view.call_path}({', '.join(args)})"
     if view.page:
         return f"for item in {call}:\n    print(item)"
