@@ -28,7 +28,9 @@ def sync_usage(client: Client) -> None:
         assert_type(item, ContactRecord)
     deliveries = client.webhooks.deliveries.list(webhook_id="wh_1")
     assert_type(next(iter(deliveries)), WebhookDelivery)
-    hook = client.webhooks.create(body={"url": "https://example.com", "events": ["campaign.created"]})
+    hook = client.webhooks.create(
+        body={"url": "https://example.com", "events": ["campaign.created"]}
+    )
     assert_type(hook, WebhookWithSecret)
     result = client.contacts.bulk_update(body=[{"id": 1}])
     assert_type(result, BulkUpdateResult)
@@ -47,7 +49,9 @@ def body_keywords(client: Client) -> None:
     """Body fields as typed keyword arguments (required ones required), beside `body=`."""
     hook = client.webhooks.create(url="https://example.com", events=["campaign.created"])
     assert_type(hook, WebhookWithSecret)
-    named = client.webhooks.create(url="https://example.com", events=["campaign.created"], name=OMIT)
+    named = client.webhooks.create(
+        url="https://example.com", events=["campaign.created"], name=OMIT
+    )
     assert_type(named, WebhookWithSecret)
     client.webhooks.create(url="https://example.com")  # type: ignore[call-overload]
     client.webhooks.create(url=1, events=["campaign.created"])  # type: ignore[call-overload]
