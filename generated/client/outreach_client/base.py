@@ -160,7 +160,7 @@ class _RequestBuilder:
         retry_unsafe: bool = False,
         pacing: bool = False,
         default_headers: Mapping[str, str] | None = None,
-        target_org_id: str | None = None,
+        target_org_id: int | str | None = None,
     ) -> None:
         self.api_key = api_key if api_key is not None else os.environ.get("OUTREACH_API_KEY")
         self.identity_provider_principal_token = (
@@ -213,7 +213,7 @@ class _RequestBuilder:
         """Method, URL, query pairs, headers and httpx's body arguments of one request."""
         headers = {**self.default_headers}
         if self.target_org_id is not None:
-            headers["X-Target-Org-Id"] = self.target_org_id
+            headers["X-Target-Org-Id"] = scalar(self.target_org_id)
         headers.update({k: scalar(v) for k, v in drop_none(request.headers).items()})
         cookie = cookie_header(request.cookies)
         if cookie:

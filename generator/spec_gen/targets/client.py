@@ -11,6 +11,7 @@ from ..naming import pascal, snake
 from ..render import names_in
 from . import Target, client_wire
 from .client_auth import Scheme, primary_scheme, schemes, token_param
+from .client_body import BodyField, body_fields, models_in
 from .client_facts import (
     context_headers,
     environments,
@@ -67,6 +68,30 @@ class ClientOp:
     token_scheme: str | None = None  # the security scheme `token_param` is sent for
     namespace: tuple[str, ...] = ()  # client.<namespace...>.<method>: safe, unique names
     method: str = ""
+    fields: list[BodyField] = field(default_factory=list)  # the body's fields as keywords
+
+    @property
+    def required_fields(self) -> list[BodyField]:
+        return [f for f in self.fields if f.required]
+
+    @property
+    def optional_fields(self) -> list[BodyField]:
+        return [f for f in self.fields if not f.required]
+
+    @property
+    def body_expression(self) -> str:
+        """`body`, or the runtime merging `body=` with the body's fields passed as keywords."""
+        if not self.fields:
+            return "body"
+        fields = ", ".join(f"({f.py_name!r}, {f.name!r}, {f.py_name})" for f in self.fields)
+        required = tuple(f.py_name for f in self.required_fields)
+        body_required = self.op.body is not None and self.op.body.required
+        return f"_wire.body_of(body, ({fields},), {required!r}, {body_required!r})"
+
+    def annotation(self, p: Param) -> str:
+        """A parameter's type as the method takes it: ids accepted as `int | str`."""
+        base = id_annotation(p)
+        return f"{base} | None" if (p.optional or p.nullable) else base
 
     @property
     def call_path(self) -> str:
@@ -118,6 +143,10 @@ class ClientOp:
         if self.op.body is not None:
             text = " ".join((self.op.body.description or "").split())
             out.append(f"body: {client_wire.body_doc(self.op.body)}. {text}".rstrip())
+            if self.fields:
+                out[-1] += " Or pass its fields as keywords instead (not both)."
+            for f in self.fields:
+                out.append(f"{f.py_name}: {f.description or 'the body field ' + repr(f.name)}")
             if self.content_type_arg:
                 out.append(f"{self.content_type_arg}: the media type to send (default: by value).")
         return out
@@ -132,6 +161,25 @@ class ClientOp:
         return [p for p in self.params if p not in self.path_params]
 
 
+def id_annotation(p: Param) -> str:
+    """`int | str` for an integer path or header parameter (callers often hold ids as text),
+    `str | int` for a string header named like an id or a string of digits; sent as text."""
+    if p.location not in ("path", "header"):
+        return p.annotation
+    if p.annotation == "int":
+        return "int | str"
+    schema = p.schema or {}
+    digits = schema.get("format") in ("int32", "int64") or str(schema.get("pattern", "")) in (
+        "^[0-9]+$",
+        r"^\d+$",
+        "^[1-9][0-9]*$",
+    )
+    named_id = p.location == "header" and snake(p.name).rstrip("_").split("_")[-1] == "id"
+    if p.annotation == "str" and (digits or named_id):
+        return "str | int"
+    return p.annotation
+
+
 def client_views(api: Api, known: set[str], env_prefix: str = "") -> dict[str, ClientOp]:
     """Every operation as the client sees it, with its safe, unique place in the client."""
     table = schemes(api, env_prefix)
@@ -141,6 +189,9 @@ def client_views(api: Api, known: set[str], env_prefix: str = "") -> dict[str, C
     for op in api.operations:
         view = client_op(api, op, known, table)
         view.namespace, view.method = paths[op.operation_id]
+        taken = {"self", "body", *(p.py_name for p in op.params)}
+        taken |= {name for name in (view.token_param, view.content_type_arg) if name}
+        view.fields = body_fields(api, op, taken, known)
         views[op.operation_id] = view
     return views
 
@@ -231,6 +282,7 @@ def models_used(view: ClientOp, known: set[str]) -> set[str]:
     for p in view.op.params:
         used |= names_in(p.annotation, known)
     used |= names_in(view.returns, known) | names_in(view.parse, known)
+    used |= models_in(view.fields, known)
     return used | (client_wire.body_models(view.op.body) & known)
 
 
@@ -285,11 +337,16 @@ def render_client(
         files[f"{pkg}/testing.py"] = target.render("client/testing.py.j2", **ctx)
     for root in roots:
         used: set[str] = set()
-        for ns in root.all():
-            for op in ns.operations:
-                used |= models_used(views[op.operation_id], known)
+        root_views = [views[op.operation_id] for ns in root.all() for op in ns.operations]
+        for view in root_views:
+            used |= models_used(view, known)
         files[f"{pkg}/resources/{root.module}.py"] = target.render(
-            "client/resource.py.j2", **ctx, root=root, models=sorted(used & known)
+            "client/resource.py.j2",
+            **ctx,
+            root=root,
+            models=sorted(used & known),
+            root_overload=any(v.required_fields for v in root_views),
+            root_literal=any("Literal[" in f.annotation for v in root_views for f in v.fields),
         )
     if webhook is not None:
         files[f"{pkg}/webhooks.py"] = target.render("client/webhooks.py.j2", **ctx)
@@ -307,7 +364,12 @@ def example_call(api: Api, view: ClientOp, client: str = "client") -> str:
     if view.token_param:
         args.append(f'{view.token_param}="<token>"')
     if op.body is not None and op.body.required:
-        args.append(f"body={request_example(api, op)!r}")
+        example = request_example(api, op)
+        by_wire = {f.name: f.py_name for f in view.fields}
+        if isinstance(example, dict) and example and set(example) <= set(by_wire):
+            args += [f"{by_wire[name]}={value!r}" for name, value in example.items()]
+        else:
+            args.append(f"body={example!r}")
     call = f"{client}.{view.call_path}({', '.join(args)})"
     if view.page:
         return f"for item in {call}:\n    print(item)"

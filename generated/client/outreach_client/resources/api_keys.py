@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -14,6 +14,8 @@ from ..models import (
     ApiKeyCreateRequest,
     ApiKeyList,
     ApiKeyListResponse,
+    ApiKeyMode,
+    Tier,
 )
 
 if TYPE_CHECKING:
@@ -29,7 +31,7 @@ class ApiKeysResource:
     def list(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> ApiKeyList:
         """List API keys
 
@@ -54,11 +56,34 @@ class ApiKeysResource:
             lambda response: ApiKeyListResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     def create(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        name: str,
+        mode: ApiKeyMode | str | _wire.Omit = _wire.OMIT,
+        tier: Tier | str | _wire.Omit = _wire.OMIT,
+        scopes: Sequence[str] | _wire.Omit = _wire.OMIT,
+    ) -> ApiKeyCreated: ...
+
+    @overload
+    def create(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: ApiKeyCreateRequest | Mapping[str, Any],
+    ) -> ApiKeyCreated: ...
+
+    def create(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: ApiKeyCreateRequest | Mapping[str, Any] | None = None,
+        name: str | _wire.Omit = _wire.OMIT,
+        mode: ApiKeyMode | str | _wire.Omit = _wire.OMIT,
+        tier: Tier | str | _wire.Omit = _wire.OMIT,
+        scopes: Sequence[str] | _wire.Omit = _wire.OMIT,
     ) -> ApiKeyCreated:
         """Create an API key
 
@@ -70,7 +95,15 @@ class ApiKeysResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: ApiKeyCreateRequest, or plain data validated into it.
+            body: ApiKeyCreateRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            name: Key name, 1 to 200 characters; a name of only blanks is refused with 400
+                (required and bounds: provisional, the source does not say).
+            mode: the body field 'mode'
+            tier: Highest tier the new key may use; at most the calling key's tier, which is
+                also the default. Provisional: how a key is narrowed is not shown.
+            scopes: Scopes of the new key; a subset of the calling key's scopes, which are
+                also the default. Provisional: how scopes are assigned is not shown.
         """
         return self._client._call(
             Request(
@@ -80,7 +113,18 @@ class ApiKeysResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=ApiKeyCreateRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("name", "name", name),
+                            ("mode", "mode", mode),
+                            ("tier", "tier", tier),
+                            ("scopes", "scopes", scopes),
+                        ),
+                        ("name",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=ApiKeyCreateRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -98,7 +142,7 @@ class AsyncApiKeysResource:
     async def list(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> ApiKeyList:
         """List API keys
 
@@ -123,11 +167,34 @@ class AsyncApiKeysResource:
             lambda response: ApiKeyListResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     async def create(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        name: str,
+        mode: ApiKeyMode | str | _wire.Omit = _wire.OMIT,
+        tier: Tier | str | _wire.Omit = _wire.OMIT,
+        scopes: Sequence[str] | _wire.Omit = _wire.OMIT,
+    ) -> ApiKeyCreated: ...
+
+    @overload
+    async def create(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: ApiKeyCreateRequest | Mapping[str, Any],
+    ) -> ApiKeyCreated: ...
+
+    async def create(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: ApiKeyCreateRequest | Mapping[str, Any] | None = None,
+        name: str | _wire.Omit = _wire.OMIT,
+        mode: ApiKeyMode | str | _wire.Omit = _wire.OMIT,
+        tier: Tier | str | _wire.Omit = _wire.OMIT,
+        scopes: Sequence[str] | _wire.Omit = _wire.OMIT,
     ) -> ApiKeyCreated:
         """Create an API key
 
@@ -139,7 +206,15 @@ class AsyncApiKeysResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: ApiKeyCreateRequest, or plain data validated into it.
+            body: ApiKeyCreateRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            name: Key name, 1 to 200 characters; a name of only blanks is refused with 400
+                (required and bounds: provisional, the source does not say).
+            mode: the body field 'mode'
+            tier: Highest tier the new key may use; at most the calling key's tier, which is
+                also the default. Provisional: how a key is narrowed is not shown.
+            scopes: Scopes of the new key; a subset of the calling key's scopes, which are
+                also the default. Provisional: how scopes are assigned is not shown.
         """
         return await self._client._call(
             Request(
@@ -149,7 +224,18 @@ class AsyncApiKeysResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=ApiKeyCreateRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("name", "name", name),
+                            ("mode", "mode", mode),
+                            ("tier", "tier", tier),
+                            ("scopes", "scopes", scopes),
+                        ),
+                        ("name",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=ApiKeyCreateRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -20,12 +20,31 @@ class AppPlatformResource:
     def __init__(self, client: SyncAPIClient) -> None:
         self._client = client
 
+    @overload
     def exchange_session(
         self,
         *,
-        x_org_id: str | None = None,
+        x_org_id: str | int | None = None,
+        identity_provider_principal_token: str | None = None,
+        app_id: str,
+    ) -> AppToken: ...
+
+    @overload
+    def exchange_session(
+        self,
+        *,
+        x_org_id: str | int | None = None,
         identity_provider_principal_token: str | None = None,
         body: BrowserExchangeRequest | Mapping[str, Any],
+    ) -> AppToken: ...
+
+    def exchange_session(
+        self,
+        *,
+        x_org_id: str | int | None = None,
+        identity_provider_principal_token: str | None = None,
+        body: BrowserExchangeRequest | Mapping[str, Any] | None = None,
+        app_id: str | _wire.Omit = _wire.OMIT,
     ) -> AppToken:
         """Exchange an identity-provider session for an app token
 
@@ -43,7 +62,10 @@ class AppPlatformResource:
             x_org_id: Organization for the app-session exchange.
             identity_provider_principal_token: the IdentityProviderPrincipal bearer token
                 for this call (default: the client's option of that name).
-            body: BrowserExchangeRequest, or plain data validated into it.
+            body: BrowserExchangeRequest, or plain data validated into it. Or pass its
+                fields as keywords instead (not both).
+            app_id: App whose consented installation in the principal's organization is
+                required.
         """
         return self._client._call(
             Request(
@@ -53,7 +75,7 @@ class AppPlatformResource:
                     "X-Org-Id": x_org_id,
                 },
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(body, (("app_id", "app_id", app_id),), ("app_id",), True),
                     (_wire.MediaType("application/json", "json", model=BrowserExchangeRequest),),
                 ),
                 security=(("IdentityProviderPrincipal",),),
@@ -65,10 +87,27 @@ class AppPlatformResource:
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
         )
 
+    @overload
+    def service_token(
+        self,
+        *,
+        client_id: str,
+        client_secret: str,
+    ) -> AppToken: ...
+
+    @overload
     def service_token(
         self,
         *,
         body: ServiceTokenRequest | Mapping[str, Any],
+    ) -> AppToken: ...
+
+    def service_token(
+        self,
+        *,
+        body: ServiceTokenRequest | Mapping[str, Any] | None = None,
+        client_id: str | _wire.Omit = _wire.OMIT,
+        client_secret: str | _wire.Omit = _wire.OMIT,
     ) -> AppToken:
         """Mint a service token
 
@@ -81,14 +120,26 @@ class AppPlatformResource:
         (provisional). Tier write (provisional).
 
         Args:
-            body: ServiceTokenRequest, or plain data validated into it.
+            body: ServiceTokenRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            client_id: the body field 'client_id'
+            client_secret: the body field 'client_secret'
         """
         return self._client._call(
             Request(
                 "POST",
                 "/api/v1/service-token",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=ServiceTokenRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("client_id", "client_id", client_id),
+                            ("client_secret", "client_secret", client_secret),
+                        ),
+                        ("client_id", "client_secret"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=ServiceTokenRequest),),
                 ),
                 retry_safe=False,
             ),
@@ -123,12 +174,31 @@ class AsyncAppPlatformResource:
     def __init__(self, client: AsyncAPIClient) -> None:
         self._client = client
 
+    @overload
     async def exchange_session(
         self,
         *,
-        x_org_id: str | None = None,
+        x_org_id: str | int | None = None,
+        identity_provider_principal_token: str | None = None,
+        app_id: str,
+    ) -> AppToken: ...
+
+    @overload
+    async def exchange_session(
+        self,
+        *,
+        x_org_id: str | int | None = None,
         identity_provider_principal_token: str | None = None,
         body: BrowserExchangeRequest | Mapping[str, Any],
+    ) -> AppToken: ...
+
+    async def exchange_session(
+        self,
+        *,
+        x_org_id: str | int | None = None,
+        identity_provider_principal_token: str | None = None,
+        body: BrowserExchangeRequest | Mapping[str, Any] | None = None,
+        app_id: str | _wire.Omit = _wire.OMIT,
     ) -> AppToken:
         """Exchange an identity-provider session for an app token
 
@@ -146,7 +216,10 @@ class AsyncAppPlatformResource:
             x_org_id: Organization for the app-session exchange.
             identity_provider_principal_token: the IdentityProviderPrincipal bearer token
                 for this call (default: the client's option of that name).
-            body: BrowserExchangeRequest, or plain data validated into it.
+            body: BrowserExchangeRequest, or plain data validated into it. Or pass its
+                fields as keywords instead (not both).
+            app_id: App whose consented installation in the principal's organization is
+                required.
         """
         return await self._client._call(
             Request(
@@ -156,7 +229,7 @@ class AsyncAppPlatformResource:
                     "X-Org-Id": x_org_id,
                 },
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(body, (("app_id", "app_id", app_id),), ("app_id",), True),
                     (_wire.MediaType("application/json", "json", model=BrowserExchangeRequest),),
                 ),
                 security=(("IdentityProviderPrincipal",),),
@@ -168,10 +241,27 @@ class AsyncAppPlatformResource:
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
         )
 
+    @overload
+    async def service_token(
+        self,
+        *,
+        client_id: str,
+        client_secret: str,
+    ) -> AppToken: ...
+
+    @overload
     async def service_token(
         self,
         *,
         body: ServiceTokenRequest | Mapping[str, Any],
+    ) -> AppToken: ...
+
+    async def service_token(
+        self,
+        *,
+        body: ServiceTokenRequest | Mapping[str, Any] | None = None,
+        client_id: str | _wire.Omit = _wire.OMIT,
+        client_secret: str | _wire.Omit = _wire.OMIT,
     ) -> AppToken:
         """Mint a service token
 
@@ -184,14 +274,26 @@ class AsyncAppPlatformResource:
         (provisional). Tier write (provisional).
 
         Args:
-            body: ServiceTokenRequest, or plain data validated into it.
+            body: ServiceTokenRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            client_id: the body field 'client_id'
+            client_secret: the body field 'client_secret'
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/api/v1/service-token",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=ServiceTokenRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("client_id", "client_id", client_id),
+                            ("client_secret", "client_secret", client_secret),
+                        ),
+                        ("client_id", "client_secret"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=ServiceTokenRequest),),
                 ),
                 retry_safe=False,
             ),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -28,6 +28,7 @@ from ..models import (
     ColumnValues,
     ColumnValuesRequest,
     ColumnValuesResponse,
+    ConflictResolution,
     ContactCreateRequest,
     ContactListResponse,
     ContactRecord,
@@ -37,6 +38,7 @@ from ..models import (
     DashboardStats,
     DashboardStatsResponse,
     FetchContactsRequest,
+    FilterModel,
     FormFields,
     FormFieldsResponse,
     MergeFilteredRequest,
@@ -73,7 +75,7 @@ class ContactsSchemaResource:
         self,
         *,
         list_id: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[ColumnDefinition]:
         """List column definitions
 
@@ -108,7 +110,7 @@ class ContactsSchemaResource:
         self,
         *,
         entity_type: str | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[CustomColumnDefinition]:
         """List custom column definitions
 
@@ -144,7 +146,7 @@ class ContactsSchemaResource:
         self,
         *,
         entity_type: str | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[SearchableField]:
         """List searchable fields
 
@@ -180,7 +182,7 @@ class ContactsSchemaResource:
         self,
         *,
         list_id: int,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[BaseColumn]:
         """List base columns of a list
 
@@ -212,7 +214,7 @@ class ContactsSchemaResource:
         self,
         *,
         list_id: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[str]:
         """List column names
 
@@ -244,7 +246,7 @@ class ContactsSchemaResource:
         self,
         *,
         list_id: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> FormFields:
         """Get form fields
 
@@ -275,7 +277,7 @@ class ContactsSchemaResource:
     def custom_columns(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[CustomColumnDefinition]:
         """List custom columns
 
@@ -313,7 +315,7 @@ class AsyncContactsSchemaResource:
         self,
         *,
         list_id: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[ColumnDefinition]:
         """List column definitions
 
@@ -348,7 +350,7 @@ class AsyncContactsSchemaResource:
         self,
         *,
         entity_type: str | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[CustomColumnDefinition]:
         """List custom column definitions
 
@@ -384,7 +386,7 @@ class AsyncContactsSchemaResource:
         self,
         *,
         entity_type: str | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[SearchableField]:
         """List searchable fields
 
@@ -420,7 +422,7 @@ class AsyncContactsSchemaResource:
         self,
         *,
         list_id: int,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[BaseColumn]:
         """List base columns of a list
 
@@ -452,7 +454,7 @@ class AsyncContactsSchemaResource:
         self,
         *,
         list_id: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[str]:
         """List column names
 
@@ -484,7 +486,7 @@ class AsyncContactsSchemaResource:
         self,
         *,
         list_id: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> FormFields:
         """Get form fields
 
@@ -515,7 +517,7 @@ class AsyncContactsSchemaResource:
     async def custom_columns(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[CustomColumnDefinition]:
         """List custom columns
 
@@ -586,7 +588,7 @@ class ContactsResource:
         *,
         page: int | None = None,
         limit: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> SyncPage[ContactRecord]:
         """List contacts
 
@@ -626,8 +628,9 @@ class ContactsResource:
     def create(
         self,
         *,
-        x_target_org_id: str | None = None,
-        body: ContactCreateRequest | Mapping[str, Any],
+        x_target_org_id: str | int | None = None,
+        body: ContactCreateRequest | Mapping[str, Any] | None = None,
+        list_id: int | _wire.Omit = _wire.OMIT,
     ) -> ContactRecord:
         """Create a contact
 
@@ -640,7 +643,10 @@ class ContactsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: ContactCreateRequest, or plain data validated into it.
+            body: ContactCreateRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            list_id: List the contact belongs to (required by the service, 400 when
+                missing).
         """
         return self._client._call(
             Request(
@@ -650,7 +656,8 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=ContactCreateRequest),)
+                    _wire.body_of(body, (("list_id", "list_id", list_id),), (), True),
+                    (_wire.MediaType("application/json", "json", model=ContactCreateRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -660,9 +667,9 @@ class ContactsResource:
 
     def get(
         self,
-        contact_id: int,
+        contact_id: int | str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> ContactRecord:
         """Get a contact
 
@@ -692,7 +699,7 @@ class ContactsResource:
     def dashboard_stats(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> DashboardStats:
         """Get dashboard statistics
 
@@ -717,13 +724,40 @@ class ContactsResource:
             lambda response: DashboardStatsResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     def fetch(
         self,
         *,
         page: int | None = None,
         limit: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        columns: Sequence[str],
+        filter_model: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        list_id: int | _wire.Omit = _wire.OMIT,
+        sort_model: Sequence[Mapping[str, Any]] | _wire.Omit = _wire.OMIT,
+    ) -> SyncPage[ContactRecord]: ...
+
+    @overload
+    def fetch(
+        self,
+        *,
+        page: int | None = None,
+        limit: int | None = None,
+        x_target_org_id: str | int | None = None,
         body: FetchContactsRequest | Mapping[str, Any],
+    ) -> SyncPage[ContactRecord]: ...
+
+    def fetch(
+        self,
+        *,
+        page: int | None = None,
+        limit: int | None = None,
+        x_target_org_id: str | int | None = None,
+        body: FetchContactsRequest | Mapping[str, Any] | None = None,
+        columns: Sequence[str] | _wire.Omit = _wire.OMIT,
+        filter_model: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        list_id: int | _wire.Omit = _wire.OMIT,
+        sort_model: Sequence[Mapping[str, Any]] | _wire.Omit = _wire.OMIT,
     ) -> SyncPage[ContactRecord]:
         """Fetch contacts
 
@@ -739,7 +773,14 @@ class ContactsResource:
             page: Page number, 1-indexed.
             limit: Items per page.
             x_target_org_id: Names the organization the request targets.
-            body: FetchContactsRequest, or plain data validated into it.
+            body: FetchContactsRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            columns: Columns to return for each contact.
+            filter_model: the body field 'filter_model'
+            list_id: Only the contacts of this list (its own contacts and those added to it
+                by merge-filtered). Unknown or foreign lists give 404 "List not found".
+            sort_model: Sort order, as in the sortModel query parameter of other operations:
+                objects with colId and sort (asc or desc). Contacts are ordered by id after it.
         """
         return paginate(
             self._client,
@@ -754,7 +795,18 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=FetchContactsRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("columns", "columns", columns),
+                            ("filter_model", "filter_model", filter_model),
+                            ("list_id", "list_id", list_id),
+                            ("sort_model", "sort_model", sort_model),
+                        ),
+                        ("columns",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=FetchContactsRequest),),
                 ),
                 security=(("ApiKey",),),
             ),
@@ -765,11 +817,28 @@ class ContactsResource:
             ),
         )
 
+    @overload
     def profile_pictures(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        linkedin_urls: Sequence[str],
+    ) -> ProfilePictureMap: ...
+
+    @overload
+    def profile_pictures(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: ProfilePicturesRequest | Mapping[str, Any],
+    ) -> ProfilePictureMap: ...
+
+    def profile_pictures(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: ProfilePicturesRequest | Mapping[str, Any] | None = None,
+        linkedin_urls: Sequence[str] | _wire.Omit = _wire.OMIT,
     ) -> ProfilePictureMap:
         """Get profile pictures
 
@@ -781,7 +850,9 @@ class ContactsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: ProfilePicturesRequest, or plain data validated into it.
+            body: ProfilePicturesRequest, or plain data validated into it. Or pass its
+                fields as keywords instead (not both).
+            linkedin_urls: LinkedIn profile URLs.
         """
         return self._client._call(
             Request(
@@ -791,7 +862,12 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(
+                        body,
+                        (("linkedin_urls", "linkedin_urls", linkedin_urls),),
+                        ("linkedin_urls",),
+                        True,
+                    ),
                     (_wire.MediaType("application/json", "json", model=ProfilePicturesRequest),),
                 ),
                 security=(("ApiKey",),),
@@ -799,11 +875,30 @@ class ContactsResource:
             lambda response: ProfilePicturesResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     def column_values(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        list_id: int,
+        record_id: int,
+    ) -> ColumnValues: ...
+
+    @overload
+    def column_values(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: ColumnValuesRequest | Mapping[str, Any],
+    ) -> ColumnValues: ...
+
+    def column_values(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: ColumnValuesRequest | Mapping[str, Any] | None = None,
+        list_id: int | _wire.Omit = _wire.OMIT,
+        record_id: int | _wire.Omit = _wire.OMIT,
     ) -> ColumnValues:
         """Get the column values of a record
 
@@ -815,7 +910,11 @@ class ContactsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: ColumnValuesRequest, or plain data validated into it.
+            body: ColumnValuesRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            list_id: List the record belongs to.
+            record_id: Contact id or company id, depending on the list (integer,
+                provisional).
         """
         return self._client._call(
             Request(
@@ -825,7 +924,16 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=ColumnValuesRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("list_id", "list_id", list_id),
+                            ("record_id", "record_id", record_id),
+                        ),
+                        ("list_id", "record_id"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=ColumnValuesRequest),),
                 ),
                 security=(("ApiKey",),),
             ),
@@ -835,7 +943,7 @@ class ContactsResource:
     def bulk_update(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
         body: BulkContactUpdateRequest | Sequence[Any],
     ) -> BulkUpdateResult:
         """Update contacts in bulk
@@ -870,11 +978,34 @@ class ContactsResource:
             lambda response: BulkUpdateResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     def assign_owner(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        owner_id: str | None,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        filter_model: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        list_id: int | _wire.Omit = _wire.OMIT,
+    ) -> AssignOwnerResult: ...
+
+    @overload
+    def assign_owner(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: AssignOwnerRequest | Mapping[str, Any],
+    ) -> AssignOwnerResult: ...
+
+    def assign_owner(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: AssignOwnerRequest | Mapping[str, Any] | None = None,
+        owner_id: str | None | _wire.Omit = _wire.OMIT,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        filter_model: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        list_id: int | _wire.Omit = _wire.OMIT,
     ) -> AssignOwnerResult:
         """Assign an owner to contacts
 
@@ -887,7 +1018,13 @@ class ContactsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: AssignOwnerRequest, or plain data validated into it.
+            body: AssignOwnerRequest, or plain data validated into it. Or pass its fields as
+                keywords instead (not both).
+            owner_id: New owner; null unassigns.
+            contact_ids: Explicit contact ids to select.
+            filter_model: the body field 'filter_model'
+            list_id: Only contacts of this list (its own contacts and those added to it).
+                Unknown or foreign lists give 404 "List not found".
         """
         return self._client._call(
             Request(
@@ -897,7 +1034,18 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=AssignOwnerRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("owner_id", "owner_id", owner_id),
+                            ("contact_ids", "contact_ids", contact_ids),
+                            ("filter_model", "filter_model", filter_model),
+                            ("list_id", "list_id", list_id),
+                        ),
+                        ("owner_id",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=AssignOwnerRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -905,13 +1053,40 @@ class ContactsResource:
             lambda response: AssignOwnerResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     def merge_filtered(
         self,
         *,
         filter_model: str | None = None,
         sort_model: str | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        target_list_id: int,
+        filter_model2: FilterModel | Mapping[str, Any],
+        source_list_id: int | _wire.Omit = _wire.OMIT,
+        conflict_resolution: ConflictResolution | str | _wire.Omit = _wire.OMIT,
+    ) -> MergeFilteredResult: ...
+
+    @overload
+    def merge_filtered(
+        self,
+        *,
+        filter_model: str | None = None,
+        sort_model: str | None = None,
+        x_target_org_id: str | int | None = None,
         body: MergeFilteredRequest | Mapping[str, Any],
+    ) -> MergeFilteredResult: ...
+
+    def merge_filtered(
+        self,
+        *,
+        filter_model: str | None = None,
+        sort_model: str | None = None,
+        x_target_org_id: str | int | None = None,
+        body: MergeFilteredRequest | Mapping[str, Any] | None = None,
+        target_list_id: int | _wire.Omit = _wire.OMIT,
+        filter_model2: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        source_list_id: int | _wire.Omit = _wire.OMIT,
+        conflict_resolution: ConflictResolution | str | _wire.Omit = _wire.OMIT,
     ) -> MergeFilteredResult:
         """Add filtered contacts to a list
 
@@ -927,7 +1102,16 @@ class ContactsResource:
             filter_model: Filter, as a JSON string.
             sort_model: Sort order, as a JSON string.
             x_target_org_id: Names the organization the request targets.
-            body: MergeFilteredRequest, or plain data validated into it.
+            body: MergeFilteredRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            target_list_id: List every matching contact is added to.
+            filter_model2: the body field 'filter_model'
+            source_list_id: Only contacts of this list are considered (its own contacts and
+                those added to it). Unknown or foreign lists give 404 "List not found".
+            conflict_resolution: Decision for contacts that need one (a contact whose email
+                address is already held by another contact of the target list); send it when a
+                previous attempt returned 409. skip leaves those contacts out; add adds them as
+                well (nothing is merged). The values are not shown in the source.
         """
         return self._client._call(
             Request(
@@ -941,7 +1125,18 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=MergeFilteredRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("target_list_id", "target_list_id", target_list_id),
+                            ("filter_model2", "filter_model", filter_model2),
+                            ("source_list_id", "source_list_id", source_list_id),
+                            ("conflict_resolution", "conflict_resolution", conflict_resolution),
+                        ),
+                        ("target_list_id", "filter_model2"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=MergeFilteredRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -949,11 +1144,32 @@ class ContactsResource:
             lambda response: MergeFilteredResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     def withdraw_from_sequences(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        contact_ids: Sequence[int],
+        sequence_id: int | None | _wire.Omit = _wire.OMIT,
+        remove_all: bool | _wire.Omit = _wire.OMIT,
+    ) -> WithdrawFromSequencesResult: ...
+
+    @overload
+    def withdraw_from_sequences(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: WithdrawFromSequencesRequest | Mapping[str, Any],
+    ) -> WithdrawFromSequencesResult: ...
+
+    def withdraw_from_sequences(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: WithdrawFromSequencesRequest | Mapping[str, Any] | None = None,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        sequence_id: int | None | _wire.Omit = _wire.OMIT,
+        remove_all: bool | _wire.Omit = _wire.OMIT,
     ) -> WithdrawFromSequencesResult:
         """Withdraw contacts from sequences
 
@@ -965,7 +1181,11 @@ class ContactsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: WithdrawFromSequencesRequest, or plain data validated into it.
+            body: WithdrawFromSequencesRequest, or plain data validated into it. Or pass its
+                fields as keywords instead (not both).
+            contact_ids: Contacts to withdraw.
+            sequence_id: Sequence to withdraw from; ignored when remove_all is true.
+            remove_all: Withdraw from every sequence.
         """
         return self._client._call(
             Request(
@@ -975,7 +1195,16 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(
+                        body,
+                        (
+                            ("contact_ids", "contact_ids", contact_ids),
+                            ("sequence_id", "sequence_id", sequence_id),
+                            ("remove_all", "remove_all", remove_all),
+                        ),
+                        ("contact_ids",),
+                        True,
+                    ),
                     (
                         _wire.MediaType(
                             "application/json", "json", model=WithdrawFromSequencesRequest
@@ -995,8 +1224,9 @@ class ContactsResource:
         *,
         list_id: int | None = None,
         filter_model: str | None = None,
-        x_target_org_id: str | None = None,
-        body: VerifyEmailRequest | Mapping[str, Any],
+        x_target_org_id: str | int | None = None,
+        body: VerifyEmailRequest | Mapping[str, Any] | None = None,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
     ) -> VerifyEmailResult:
         """Verify contact email addresses
 
@@ -1012,7 +1242,9 @@ class ContactsResource:
             list_id: List id.
             filter_model: Filter, as a JSON string.
             x_target_org_id: Names the organization the request targets.
-            body: VerifyEmailRequest, or plain data validated into it.
+            body: VerifyEmailRequest, or plain data validated into it. Or pass its fields as
+                keywords instead (not both).
+            contact_ids: Contacts to verify (at most 1000).
         """
         return self._client._call(
             Request(
@@ -1026,7 +1258,8 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=VerifyEmailRequest),)
+                    _wire.body_of(body, (("contact_ids", "contact_ids", contact_ids),), (), True),
+                    (_wire.MediaType("application/json", "json", model=VerifyEmailRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -1034,11 +1267,34 @@ class ContactsResource:
             lambda response: VerifyEmailResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     def verify_email_async(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        list_id: int,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        filter_model: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        all_matching: bool | _wire.Omit = _wire.OMIT,
+    ) -> AsyncVerifyEmailAccepted: ...
+
+    @overload
+    def verify_email_async(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: AsyncVerifyEmailRequest | Mapping[str, Any],
+    ) -> AsyncVerifyEmailAccepted: ...
+
+    def verify_email_async(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: AsyncVerifyEmailRequest | Mapping[str, Any] | None = None,
+        list_id: int | _wire.Omit = _wire.OMIT,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        filter_model: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        all_matching: bool | _wire.Omit = _wire.OMIT,
     ) -> AsyncVerifyEmailAccepted:
         """Verify contact email addresses asynchronously
 
@@ -1051,7 +1307,13 @@ class ContactsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: AsyncVerifyEmailRequest, or plain data validated into it.
+            body: AsyncVerifyEmailRequest, or plain data validated into it. Or pass its
+                fields as keywords instead (not both).
+            list_id: List the selection is resolved against.
+            contact_ids: Explicit contacts to verify.
+            filter_model: the body field 'filter_model'
+            all_matching: Verify every contact matching the list (and filter); not bounded
+                by the request contents.
         """
         return self._client._call(
             Request(
@@ -1061,7 +1323,17 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(
+                        body,
+                        (
+                            ("list_id", "list_id", list_id),
+                            ("contact_ids", "contact_ids", contact_ids),
+                            ("filter_model", "filter_model", filter_model),
+                            ("all_matching", "all_matching", all_matching),
+                        ),
+                        ("list_id",),
+                        True,
+                    ),
                     (_wire.MediaType("application/json", "json", model=AsyncVerifyEmailRequest),),
                 ),
                 security=(("ApiKey",),),
@@ -1070,12 +1342,35 @@ class ContactsResource:
             lambda response: AsyncVerifyEmailResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     def unlock_info(
         self,
         *,
         filter_model: str | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        list_id: int,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        all_matching: bool | _wire.Omit = _wire.OMIT,
+    ) -> UnlockInfoResult: ...
+
+    @overload
+    def unlock_info(
+        self,
+        *,
+        filter_model: str | None = None,
+        x_target_org_id: str | int | None = None,
         body: UnlockInfoRequest | Mapping[str, Any],
+    ) -> UnlockInfoResult: ...
+
+    def unlock_info(
+        self,
+        *,
+        filter_model: str | None = None,
+        x_target_org_id: str | int | None = None,
+        body: UnlockInfoRequest | Mapping[str, Any] | None = None,
+        list_id: int | _wire.Omit = _wire.OMIT,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        all_matching: bool | _wire.Omit = _wire.OMIT,
     ) -> UnlockInfoResult:
         """Unlock withheld contact details
 
@@ -1089,7 +1384,12 @@ class ContactsResource:
         Args:
             filter_model: Filter, as a JSON string.
             x_target_org_id: Names the organization the request targets.
-            body: UnlockInfoRequest, or plain data validated into it.
+            body: UnlockInfoRequest, or plain data validated into it. Or pass its fields as
+                keywords instead (not both).
+            list_id: List the selection (and the query filterModel) is resolved against.
+            contact_ids: Explicit contacts to unlock.
+            all_matching: Unlock every matching contact; not bounded by the request
+                contents.
         """
         return self._client._call(
             Request(
@@ -1102,7 +1402,17 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=UnlockInfoRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("list_id", "list_id", list_id),
+                            ("contact_ids", "contact_ids", contact_ids),
+                            ("all_matching", "all_matching", all_matching),
+                        ),
+                        ("list_id",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=UnlockInfoRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -1126,7 +1436,7 @@ class AsyncContactsResource:
         *,
         page: int | None = None,
         limit: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> AsyncPaginator[ContactRecord]:
         """List contacts
 
@@ -1166,8 +1476,9 @@ class AsyncContactsResource:
     async def create(
         self,
         *,
-        x_target_org_id: str | None = None,
-        body: ContactCreateRequest | Mapping[str, Any],
+        x_target_org_id: str | int | None = None,
+        body: ContactCreateRequest | Mapping[str, Any] | None = None,
+        list_id: int | _wire.Omit = _wire.OMIT,
     ) -> ContactRecord:
         """Create a contact
 
@@ -1180,7 +1491,10 @@ class AsyncContactsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: ContactCreateRequest, or plain data validated into it.
+            body: ContactCreateRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            list_id: List the contact belongs to (required by the service, 400 when
+                missing).
         """
         return await self._client._call(
             Request(
@@ -1190,7 +1504,8 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=ContactCreateRequest),)
+                    _wire.body_of(body, (("list_id", "list_id", list_id),), (), True),
+                    (_wire.MediaType("application/json", "json", model=ContactCreateRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -1200,9 +1515,9 @@ class AsyncContactsResource:
 
     async def get(
         self,
-        contact_id: int,
+        contact_id: int | str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> ContactRecord:
         """Get a contact
 
@@ -1232,7 +1547,7 @@ class AsyncContactsResource:
     async def dashboard_stats(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> DashboardStats:
         """Get dashboard statistics
 
@@ -1257,13 +1572,40 @@ class AsyncContactsResource:
             lambda response: DashboardStatsResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     def fetch(
         self,
         *,
         page: int | None = None,
         limit: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        columns: Sequence[str],
+        filter_model: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        list_id: int | _wire.Omit = _wire.OMIT,
+        sort_model: Sequence[Mapping[str, Any]] | _wire.Omit = _wire.OMIT,
+    ) -> AsyncPaginator[ContactRecord]: ...
+
+    @overload
+    def fetch(
+        self,
+        *,
+        page: int | None = None,
+        limit: int | None = None,
+        x_target_org_id: str | int | None = None,
         body: FetchContactsRequest | Mapping[str, Any],
+    ) -> AsyncPaginator[ContactRecord]: ...
+
+    def fetch(
+        self,
+        *,
+        page: int | None = None,
+        limit: int | None = None,
+        x_target_org_id: str | int | None = None,
+        body: FetchContactsRequest | Mapping[str, Any] | None = None,
+        columns: Sequence[str] | _wire.Omit = _wire.OMIT,
+        filter_model: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        list_id: int | _wire.Omit = _wire.OMIT,
+        sort_model: Sequence[Mapping[str, Any]] | _wire.Omit = _wire.OMIT,
     ) -> AsyncPaginator[ContactRecord]:
         """Fetch contacts
 
@@ -1279,7 +1621,14 @@ class AsyncContactsResource:
             page: Page number, 1-indexed.
             limit: Items per page.
             x_target_org_id: Names the organization the request targets.
-            body: FetchContactsRequest, or plain data validated into it.
+            body: FetchContactsRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            columns: Columns to return for each contact.
+            filter_model: the body field 'filter_model'
+            list_id: Only the contacts of this list (its own contacts and those added to it
+                by merge-filtered). Unknown or foreign lists give 404 "List not found".
+            sort_model: Sort order, as in the sortModel query parameter of other operations:
+                objects with colId and sort (asc or desc). Contacts are ordered by id after it.
         """
         return async_paginator(
             self._client,
@@ -1294,7 +1643,18 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=FetchContactsRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("columns", "columns", columns),
+                            ("filter_model", "filter_model", filter_model),
+                            ("list_id", "list_id", list_id),
+                            ("sort_model", "sort_model", sort_model),
+                        ),
+                        ("columns",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=FetchContactsRequest),),
                 ),
                 security=(("ApiKey",),),
             ),
@@ -1305,11 +1665,28 @@ class AsyncContactsResource:
             ),
         )
 
+    @overload
     async def profile_pictures(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        linkedin_urls: Sequence[str],
+    ) -> ProfilePictureMap: ...
+
+    @overload
+    async def profile_pictures(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: ProfilePicturesRequest | Mapping[str, Any],
+    ) -> ProfilePictureMap: ...
+
+    async def profile_pictures(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: ProfilePicturesRequest | Mapping[str, Any] | None = None,
+        linkedin_urls: Sequence[str] | _wire.Omit = _wire.OMIT,
     ) -> ProfilePictureMap:
         """Get profile pictures
 
@@ -1321,7 +1698,9 @@ class AsyncContactsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: ProfilePicturesRequest, or plain data validated into it.
+            body: ProfilePicturesRequest, or plain data validated into it. Or pass its
+                fields as keywords instead (not both).
+            linkedin_urls: LinkedIn profile URLs.
         """
         return await self._client._call(
             Request(
@@ -1331,7 +1710,12 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(
+                        body,
+                        (("linkedin_urls", "linkedin_urls", linkedin_urls),),
+                        ("linkedin_urls",),
+                        True,
+                    ),
                     (_wire.MediaType("application/json", "json", model=ProfilePicturesRequest),),
                 ),
                 security=(("ApiKey",),),
@@ -1339,11 +1723,30 @@ class AsyncContactsResource:
             lambda response: ProfilePicturesResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     async def column_values(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        list_id: int,
+        record_id: int,
+    ) -> ColumnValues: ...
+
+    @overload
+    async def column_values(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: ColumnValuesRequest | Mapping[str, Any],
+    ) -> ColumnValues: ...
+
+    async def column_values(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: ColumnValuesRequest | Mapping[str, Any] | None = None,
+        list_id: int | _wire.Omit = _wire.OMIT,
+        record_id: int | _wire.Omit = _wire.OMIT,
     ) -> ColumnValues:
         """Get the column values of a record
 
@@ -1355,7 +1758,11 @@ class AsyncContactsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: ColumnValuesRequest, or plain data validated into it.
+            body: ColumnValuesRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            list_id: List the record belongs to.
+            record_id: Contact id or company id, depending on the list (integer,
+                provisional).
         """
         return await self._client._call(
             Request(
@@ -1365,7 +1772,16 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=ColumnValuesRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("list_id", "list_id", list_id),
+                            ("record_id", "record_id", record_id),
+                        ),
+                        ("list_id", "record_id"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=ColumnValuesRequest),),
                 ),
                 security=(("ApiKey",),),
             ),
@@ -1375,7 +1791,7 @@ class AsyncContactsResource:
     async def bulk_update(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
         body: BulkContactUpdateRequest | Sequence[Any],
     ) -> BulkUpdateResult:
         """Update contacts in bulk
@@ -1410,11 +1826,34 @@ class AsyncContactsResource:
             lambda response: BulkUpdateResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     async def assign_owner(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        owner_id: str | None,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        filter_model: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        list_id: int | _wire.Omit = _wire.OMIT,
+    ) -> AssignOwnerResult: ...
+
+    @overload
+    async def assign_owner(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: AssignOwnerRequest | Mapping[str, Any],
+    ) -> AssignOwnerResult: ...
+
+    async def assign_owner(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: AssignOwnerRequest | Mapping[str, Any] | None = None,
+        owner_id: str | None | _wire.Omit = _wire.OMIT,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        filter_model: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        list_id: int | _wire.Omit = _wire.OMIT,
     ) -> AssignOwnerResult:
         """Assign an owner to contacts
 
@@ -1427,7 +1866,13 @@ class AsyncContactsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: AssignOwnerRequest, or plain data validated into it.
+            body: AssignOwnerRequest, or plain data validated into it. Or pass its fields as
+                keywords instead (not both).
+            owner_id: New owner; null unassigns.
+            contact_ids: Explicit contact ids to select.
+            filter_model: the body field 'filter_model'
+            list_id: Only contacts of this list (its own contacts and those added to it).
+                Unknown or foreign lists give 404 "List not found".
         """
         return await self._client._call(
             Request(
@@ -1437,7 +1882,18 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=AssignOwnerRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("owner_id", "owner_id", owner_id),
+                            ("contact_ids", "contact_ids", contact_ids),
+                            ("filter_model", "filter_model", filter_model),
+                            ("list_id", "list_id", list_id),
+                        ),
+                        ("owner_id",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=AssignOwnerRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -1445,13 +1901,40 @@ class AsyncContactsResource:
             lambda response: AssignOwnerResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     async def merge_filtered(
         self,
         *,
         filter_model: str | None = None,
         sort_model: str | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        target_list_id: int,
+        filter_model2: FilterModel | Mapping[str, Any],
+        source_list_id: int | _wire.Omit = _wire.OMIT,
+        conflict_resolution: ConflictResolution | str | _wire.Omit = _wire.OMIT,
+    ) -> MergeFilteredResult: ...
+
+    @overload
+    async def merge_filtered(
+        self,
+        *,
+        filter_model: str | None = None,
+        sort_model: str | None = None,
+        x_target_org_id: str | int | None = None,
         body: MergeFilteredRequest | Mapping[str, Any],
+    ) -> MergeFilteredResult: ...
+
+    async def merge_filtered(
+        self,
+        *,
+        filter_model: str | None = None,
+        sort_model: str | None = None,
+        x_target_org_id: str | int | None = None,
+        body: MergeFilteredRequest | Mapping[str, Any] | None = None,
+        target_list_id: int | _wire.Omit = _wire.OMIT,
+        filter_model2: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        source_list_id: int | _wire.Omit = _wire.OMIT,
+        conflict_resolution: ConflictResolution | str | _wire.Omit = _wire.OMIT,
     ) -> MergeFilteredResult:
         """Add filtered contacts to a list
 
@@ -1467,7 +1950,16 @@ class AsyncContactsResource:
             filter_model: Filter, as a JSON string.
             sort_model: Sort order, as a JSON string.
             x_target_org_id: Names the organization the request targets.
-            body: MergeFilteredRequest, or plain data validated into it.
+            body: MergeFilteredRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            target_list_id: List every matching contact is added to.
+            filter_model2: the body field 'filter_model'
+            source_list_id: Only contacts of this list are considered (its own contacts and
+                those added to it). Unknown or foreign lists give 404 "List not found".
+            conflict_resolution: Decision for contacts that need one (a contact whose email
+                address is already held by another contact of the target list); send it when a
+                previous attempt returned 409. skip leaves those contacts out; add adds them as
+                well (nothing is merged). The values are not shown in the source.
         """
         return await self._client._call(
             Request(
@@ -1481,7 +1973,18 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=MergeFilteredRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("target_list_id", "target_list_id", target_list_id),
+                            ("filter_model2", "filter_model", filter_model2),
+                            ("source_list_id", "source_list_id", source_list_id),
+                            ("conflict_resolution", "conflict_resolution", conflict_resolution),
+                        ),
+                        ("target_list_id", "filter_model2"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=MergeFilteredRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -1489,11 +1992,32 @@ class AsyncContactsResource:
             lambda response: MergeFilteredResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     async def withdraw_from_sequences(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        contact_ids: Sequence[int],
+        sequence_id: int | None | _wire.Omit = _wire.OMIT,
+        remove_all: bool | _wire.Omit = _wire.OMIT,
+    ) -> WithdrawFromSequencesResult: ...
+
+    @overload
+    async def withdraw_from_sequences(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: WithdrawFromSequencesRequest | Mapping[str, Any],
+    ) -> WithdrawFromSequencesResult: ...
+
+    async def withdraw_from_sequences(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: WithdrawFromSequencesRequest | Mapping[str, Any] | None = None,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        sequence_id: int | None | _wire.Omit = _wire.OMIT,
+        remove_all: bool | _wire.Omit = _wire.OMIT,
     ) -> WithdrawFromSequencesResult:
         """Withdraw contacts from sequences
 
@@ -1505,7 +2029,11 @@ class AsyncContactsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: WithdrawFromSequencesRequest, or plain data validated into it.
+            body: WithdrawFromSequencesRequest, or plain data validated into it. Or pass its
+                fields as keywords instead (not both).
+            contact_ids: Contacts to withdraw.
+            sequence_id: Sequence to withdraw from; ignored when remove_all is true.
+            remove_all: Withdraw from every sequence.
         """
         return await self._client._call(
             Request(
@@ -1515,7 +2043,16 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(
+                        body,
+                        (
+                            ("contact_ids", "contact_ids", contact_ids),
+                            ("sequence_id", "sequence_id", sequence_id),
+                            ("remove_all", "remove_all", remove_all),
+                        ),
+                        ("contact_ids",),
+                        True,
+                    ),
                     (
                         _wire.MediaType(
                             "application/json", "json", model=WithdrawFromSequencesRequest
@@ -1535,8 +2072,9 @@ class AsyncContactsResource:
         *,
         list_id: int | None = None,
         filter_model: str | None = None,
-        x_target_org_id: str | None = None,
-        body: VerifyEmailRequest | Mapping[str, Any],
+        x_target_org_id: str | int | None = None,
+        body: VerifyEmailRequest | Mapping[str, Any] | None = None,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
     ) -> VerifyEmailResult:
         """Verify contact email addresses
 
@@ -1552,7 +2090,9 @@ class AsyncContactsResource:
             list_id: List id.
             filter_model: Filter, as a JSON string.
             x_target_org_id: Names the organization the request targets.
-            body: VerifyEmailRequest, or plain data validated into it.
+            body: VerifyEmailRequest, or plain data validated into it. Or pass its fields as
+                keywords instead (not both).
+            contact_ids: Contacts to verify (at most 1000).
         """
         return await self._client._call(
             Request(
@@ -1566,7 +2106,8 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=VerifyEmailRequest),)
+                    _wire.body_of(body, (("contact_ids", "contact_ids", contact_ids),), (), True),
+                    (_wire.MediaType("application/json", "json", model=VerifyEmailRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -1574,11 +2115,34 @@ class AsyncContactsResource:
             lambda response: VerifyEmailResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     async def verify_email_async(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        list_id: int,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        filter_model: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        all_matching: bool | _wire.Omit = _wire.OMIT,
+    ) -> AsyncVerifyEmailAccepted: ...
+
+    @overload
+    async def verify_email_async(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: AsyncVerifyEmailRequest | Mapping[str, Any],
+    ) -> AsyncVerifyEmailAccepted: ...
+
+    async def verify_email_async(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: AsyncVerifyEmailRequest | Mapping[str, Any] | None = None,
+        list_id: int | _wire.Omit = _wire.OMIT,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        filter_model: FilterModel | Mapping[str, Any] | _wire.Omit = _wire.OMIT,
+        all_matching: bool | _wire.Omit = _wire.OMIT,
     ) -> AsyncVerifyEmailAccepted:
         """Verify contact email addresses asynchronously
 
@@ -1591,7 +2155,13 @@ class AsyncContactsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: AsyncVerifyEmailRequest, or plain data validated into it.
+            body: AsyncVerifyEmailRequest, or plain data validated into it. Or pass its
+                fields as keywords instead (not both).
+            list_id: List the selection is resolved against.
+            contact_ids: Explicit contacts to verify.
+            filter_model: the body field 'filter_model'
+            all_matching: Verify every contact matching the list (and filter); not bounded
+                by the request contents.
         """
         return await self._client._call(
             Request(
@@ -1601,7 +2171,17 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(
+                        body,
+                        (
+                            ("list_id", "list_id", list_id),
+                            ("contact_ids", "contact_ids", contact_ids),
+                            ("filter_model", "filter_model", filter_model),
+                            ("all_matching", "all_matching", all_matching),
+                        ),
+                        ("list_id",),
+                        True,
+                    ),
                     (_wire.MediaType("application/json", "json", model=AsyncVerifyEmailRequest),),
                 ),
                 security=(("ApiKey",),),
@@ -1610,12 +2190,35 @@ class AsyncContactsResource:
             lambda response: AsyncVerifyEmailResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     async def unlock_info(
         self,
         *,
         filter_model: str | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        list_id: int,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        all_matching: bool | _wire.Omit = _wire.OMIT,
+    ) -> UnlockInfoResult: ...
+
+    @overload
+    async def unlock_info(
+        self,
+        *,
+        filter_model: str | None = None,
+        x_target_org_id: str | int | None = None,
         body: UnlockInfoRequest | Mapping[str, Any],
+    ) -> UnlockInfoResult: ...
+
+    async def unlock_info(
+        self,
+        *,
+        filter_model: str | None = None,
+        x_target_org_id: str | int | None = None,
+        body: UnlockInfoRequest | Mapping[str, Any] | None = None,
+        list_id: int | _wire.Omit = _wire.OMIT,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
+        all_matching: bool | _wire.Omit = _wire.OMIT,
     ) -> UnlockInfoResult:
         """Unlock withheld contact details
 
@@ -1629,7 +2232,12 @@ class AsyncContactsResource:
         Args:
             filter_model: Filter, as a JSON string.
             x_target_org_id: Names the organization the request targets.
-            body: UnlockInfoRequest, or plain data validated into it.
+            body: UnlockInfoRequest, or plain data validated into it. Or pass its fields as
+                keywords instead (not both).
+            list_id: List the selection (and the query filterModel) is resolved against.
+            contact_ids: Explicit contacts to unlock.
+            all_matching: Unlock every matching contact; not bounded by the request
+                contents.
         """
         return await self._client._call(
             Request(
@@ -1642,7 +2250,17 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=UnlockInfoRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("list_id", "list_id", list_id),
+                            ("contact_ids", "contact_ids", contact_ids),
+                            ("all_matching", "all_matching", all_matching),
+                        ),
+                        ("list_id",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=UnlockInfoRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,

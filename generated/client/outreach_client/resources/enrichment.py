@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -31,7 +31,7 @@ class EnrichmentWaterfallResource:
         self,
         *,
         list_id: int,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> WaterfallConfigList:
         """List waterfall configs for a list
 
@@ -72,7 +72,7 @@ class AsyncEnrichmentWaterfallResource:
         self,
         *,
         list_id: int,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> WaterfallConfigList:
         """List waterfall configs for a list
 
@@ -127,11 +127,28 @@ class EnrichmentResource:
     def waterfall(self) -> EnrichmentWaterfallResource:
         return EnrichmentWaterfallResource(self._client)
 
+    @overload
     def verify_email(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        email: str,
+    ) -> EmailAddressVerification: ...
+
+    @overload
+    def verify_email(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: EmailAddressVerifyRequest | Mapping[str, Any],
+    ) -> EmailAddressVerification: ...
+
+    def verify_email(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: EmailAddressVerifyRequest | Mapping[str, Any] | None = None,
+        email: str | _wire.Omit = _wire.OMIT,
     ) -> EmailAddressVerification:
         """Verify one email address
 
@@ -144,7 +161,9 @@ class EnrichmentResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: EmailAddressVerifyRequest, or plain data validated into it.
+            body: EmailAddressVerifyRequest, or plain data validated into it. Or pass its
+                fields as keywords instead (not both).
+            email: Address to check.
         """
         return self._client._call(
             Request(
@@ -154,7 +173,7 @@ class EnrichmentResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(body, (("email", "email", email),), ("email",), True),
                     (_wire.MediaType("application/json", "json", model=EmailAddressVerifyRequest),),
                 ),
                 security=(("ApiKey",),),
@@ -176,11 +195,28 @@ class AsyncEnrichmentResource:
     def waterfall(self) -> AsyncEnrichmentWaterfallResource:
         return AsyncEnrichmentWaterfallResource(self._client)
 
+    @overload
     async def verify_email(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        email: str,
+    ) -> EmailAddressVerification: ...
+
+    @overload
+    async def verify_email(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: EmailAddressVerifyRequest | Mapping[str, Any],
+    ) -> EmailAddressVerification: ...
+
+    async def verify_email(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: EmailAddressVerifyRequest | Mapping[str, Any] | None = None,
+        email: str | _wire.Omit = _wire.OMIT,
     ) -> EmailAddressVerification:
         """Verify one email address
 
@@ -193,7 +229,9 @@ class AsyncEnrichmentResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: EmailAddressVerifyRequest, or plain data validated into it.
+            body: EmailAddressVerifyRequest, or plain data validated into it. Or pass its
+                fields as keywords instead (not both).
+            email: Address to check.
         """
         return await self._client._call(
             Request(
@@ -203,7 +241,7 @@ class AsyncEnrichmentResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(body, (("email", "email", email),), ("email",), True),
                     (_wire.MediaType("application/json", "json", model=EmailAddressVerifyRequest),),
                 ),
                 security=(("ApiKey",),),

@@ -25,7 +25,7 @@ class FeedbackSurveysTriggersResource:
         survey_id: str,
         trigger_id: str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> SurveyTriggerDeletionResult:
         """Delete a survey trigger
 
@@ -66,7 +66,7 @@ class AsyncFeedbackSurveysTriggersResource:
         survey_id: str,
         trigger_id: str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> SurveyTriggerDeletionResult:
         """Delete a survey trigger
 

@@ -24,7 +24,7 @@ class FormsResource:
         form_key: str,
         *,
         source_id: str,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> FormOverview:
         """Get a form overview
 
@@ -67,7 +67,7 @@ class AsyncFormsResource:
         form_key: str,
         *,
         source_id: str,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> FormOverview:
         """Get a form overview
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -26,7 +26,7 @@ class ListsResource:
         *,
         page: int | None = None,
         limit: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> SyncPage[ListRecord]:
         """List lists
 
@@ -63,11 +63,30 @@ class ListsResource:
             ),
         )
 
+    @overload
     def create(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        name: str,
+        type_: str,
+    ) -> ListRecord: ...
+
+    @overload
+    def create(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: ListCreateRequest | Mapping[str, Any],
+    ) -> ListRecord: ...
+
+    def create(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: ListCreateRequest | Mapping[str, Any] | None = None,
+        name: str | _wire.Omit = _wire.OMIT,
+        type_: str | _wire.Omit = _wire.OMIT,
     ) -> ListRecord:
         """Create a list
 
@@ -80,7 +99,11 @@ class ListsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: ListCreateRequest, or plain data validated into it.
+            body: ListCreateRequest, or plain data validated into it. Or pass its fields as
+                keywords instead (not both).
+            name: List name, 1 to 200 characters (a name of only blanks is refused with
+                400).
+            type_: One of: contacts, companies, suppressions, deals, leads.
         """
         return self._client._call(
             Request(
@@ -90,7 +113,16 @@ class ListsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=ListCreateRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("name", "name", name),
+                            ("type_", "type", type_),
+                        ),
+                        ("name", "type_"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=ListCreateRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -110,7 +142,7 @@ class AsyncListsResource:
         *,
         page: int | None = None,
         limit: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> AsyncPaginator[ListRecord]:
         """List lists
 
@@ -147,11 +179,30 @@ class AsyncListsResource:
             ),
         )
 
+    @overload
     async def create(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        name: str,
+        type_: str,
+    ) -> ListRecord: ...
+
+    @overload
+    async def create(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: ListCreateRequest | Mapping[str, Any],
+    ) -> ListRecord: ...
+
+    async def create(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: ListCreateRequest | Mapping[str, Any] | None = None,
+        name: str | _wire.Omit = _wire.OMIT,
+        type_: str | _wire.Omit = _wire.OMIT,
     ) -> ListRecord:
         """Create a list
 
@@ -164,7 +215,11 @@ class AsyncListsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: ListCreateRequest, or plain data validated into it.
+            body: ListCreateRequest, or plain data validated into it. Or pass its fields as
+                keywords instead (not both).
+            name: List name, 1 to 200 characters (a name of only blanks is refused with
+                400).
+            type_: One of: contacts, companies, suppressions, deals, leads.
         """
         return await self._client._call(
             Request(
@@ -174,7 +229,16 @@ class AsyncListsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=ListCreateRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("name", "name", name),
+                            ("type_", "type", type_),
+                        ),
+                        ("name", "type_"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=ListCreateRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -21,12 +21,31 @@ class SignaturesMailboxesResource:
     def __init__(self, client: SyncAPIClient) -> None:
         self._client = client
 
+    @overload
     def push(
         self,
-        mailbox_id: int,
+        mailbox_id: int | str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        version: int,
+    ) -> DeploymentOutcome: ...
+
+    @overload
+    def push(
+        self,
+        mailbox_id: int | str,
+        *,
+        x_target_org_id: str | int | None = None,
         body: SignaturePushRequest | Mapping[str, Any],
+    ) -> DeploymentOutcome: ...
+
+    def push(
+        self,
+        mailbox_id: int | str,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: SignaturePushRequest | Mapping[str, Any] | None = None,
+        version: int | _wire.Omit = _wire.OMIT,
     ) -> DeploymentOutcome:
         """Push a mailbox signature
 
@@ -39,7 +58,9 @@ class SignaturesMailboxesResource:
         Args:
             mailbox_id: Mailbox id.
             x_target_org_id: Names the organization the request targets.
-            body: SignaturePushRequest, or plain data validated into it.
+            body: SignaturePushRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            version: The revision last read.
         """
         return self._client._call(
             Request(
@@ -49,7 +70,8 @@ class SignaturesMailboxesResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=SignaturePushRequest),)
+                    _wire.body_of(body, (("version", "version", version),), ("version",), True),
+                    (_wire.MediaType("application/json", "json", model=SignaturePushRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -64,12 +86,31 @@ class AsyncSignaturesMailboxesResource:
     def __init__(self, client: AsyncAPIClient) -> None:
         self._client = client
 
+    @overload
     async def push(
         self,
-        mailbox_id: int,
+        mailbox_id: int | str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        version: int,
+    ) -> DeploymentOutcome: ...
+
+    @overload
+    async def push(
+        self,
+        mailbox_id: int | str,
+        *,
+        x_target_org_id: str | int | None = None,
         body: SignaturePushRequest | Mapping[str, Any],
+    ) -> DeploymentOutcome: ...
+
+    async def push(
+        self,
+        mailbox_id: int | str,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: SignaturePushRequest | Mapping[str, Any] | None = None,
+        version: int | _wire.Omit = _wire.OMIT,
     ) -> DeploymentOutcome:
         """Push a mailbox signature
 
@@ -82,7 +123,9 @@ class AsyncSignaturesMailboxesResource:
         Args:
             mailbox_id: Mailbox id.
             x_target_org_id: Names the organization the request targets.
-            body: SignaturePushRequest, or plain data validated into it.
+            body: SignaturePushRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            version: The revision last read.
         """
         return await self._client._call(
             Request(
@@ -92,7 +135,8 @@ class AsyncSignaturesMailboxesResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=SignaturePushRequest),)
+                    _wire.body_of(body, (("version", "version", version),), ("version",), True),
+                    (_wire.MediaType("application/json", "json", model=SignaturePushRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -41,9 +41,9 @@ class SuppressionsResource:
 
     def status(
         self,
-        contact_id: int,
+        contact_id: int | str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> SuppressionStatus:
         """Get a contact's suppression status
 
@@ -76,7 +76,7 @@ class SuppressionsResource:
         category: SuppressionCategory | None = None,
         limit: int | None = None,
         offset: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> SyncPage[SuppressionRecord]:
         """List suppressions
 
@@ -120,9 +120,9 @@ class SuppressionsResource:
 
     def suppress(
         self,
-        contact_id: int,
+        contact_id: int | str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
         body: SuppressContactRequest | Mapping[str, Any] | None = None,
     ) -> SuppressActionResult:
         """Suppress a contact
@@ -157,9 +157,9 @@ class SuppressionsResource:
 
     def unsuppress(
         self,
-        contact_id: int,
+        contact_id: int | str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
         body: SuppressContactRequest | Mapping[str, Any] | None = None,
     ) -> UnsuppressActionResult:
         """Unsuppress a contact
@@ -192,11 +192,28 @@ class SuppressionsResource:
             lambda response: UnsuppressActionResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     def bulk_add(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        contact_ids: Sequence[int],
+    ) -> BulkSuppressResult: ...
+
+    @overload
+    def bulk_add(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: BulkSuppressRequest | Mapping[str, Any],
+    ) -> BulkSuppressResult: ...
+
+    def bulk_add(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: BulkSuppressRequest | Mapping[str, Any] | None = None,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
     ) -> BulkSuppressResult:
         """Suppress contacts in bulk
 
@@ -208,7 +225,9 @@ class SuppressionsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: BulkSuppressRequest, or plain data validated into it.
+            body: BulkSuppressRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            contact_ids: Contact ids to suppress.
         """
         return self._client._call(
             Request(
@@ -218,7 +237,10 @@ class SuppressionsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=BulkSuppressRequest),)
+                    _wire.body_of(
+                        body, (("contact_ids", "contact_ids", contact_ids),), ("contact_ids",), True
+                    ),
+                    (_wire.MediaType("application/json", "json", model=BulkSuppressRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -226,11 +248,28 @@ class SuppressionsResource:
             lambda response: BulkSuppressResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     def reinstate(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        contact_ids: Sequence[int],
+    ) -> BulkReinstateResult: ...
+
+    @overload
+    def reinstate(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: ReinstateSuppressionsRequest | Mapping[str, Any],
+    ) -> BulkReinstateResult: ...
+
+    def reinstate(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: ReinstateSuppressionsRequest | Mapping[str, Any] | None = None,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
     ) -> BulkReinstateResult:
         """Reinstate suppressed contacts
 
@@ -243,7 +282,9 @@ class SuppressionsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: ReinstateSuppressionsRequest, or plain data validated into it.
+            body: ReinstateSuppressionsRequest, or plain data validated into it. Or pass its
+                fields as keywords instead (not both).
+            contact_ids: Contact ids to reinstate.
         """
         return self._client._call(
             Request(
@@ -253,7 +294,9 @@ class SuppressionsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(
+                        body, (("contact_ids", "contact_ids", contact_ids),), ("contact_ids",), True
+                    ),
                     (
                         _wire.MediaType(
                             "application/json", "json", model=ReinstateSuppressionsRequest
@@ -275,9 +318,9 @@ class AsyncSuppressionsResource:
 
     async def status(
         self,
-        contact_id: int,
+        contact_id: int | str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> SuppressionStatus:
         """Get a contact's suppression status
 
@@ -310,7 +353,7 @@ class AsyncSuppressionsResource:
         category: SuppressionCategory | None = None,
         limit: int | None = None,
         offset: int | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> AsyncPaginator[SuppressionRecord]:
         """List suppressions
 
@@ -354,9 +397,9 @@ class AsyncSuppressionsResource:
 
     async def suppress(
         self,
-        contact_id: int,
+        contact_id: int | str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
         body: SuppressContactRequest | Mapping[str, Any] | None = None,
     ) -> SuppressActionResult:
         """Suppress a contact
@@ -391,9 +434,9 @@ class AsyncSuppressionsResource:
 
     async def unsuppress(
         self,
-        contact_id: int,
+        contact_id: int | str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
         body: SuppressContactRequest | Mapping[str, Any] | None = None,
     ) -> UnsuppressActionResult:
         """Unsuppress a contact
@@ -426,11 +469,28 @@ class AsyncSuppressionsResource:
             lambda response: UnsuppressActionResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     async def bulk_add(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        contact_ids: Sequence[int],
+    ) -> BulkSuppressResult: ...
+
+    @overload
+    async def bulk_add(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: BulkSuppressRequest | Mapping[str, Any],
+    ) -> BulkSuppressResult: ...
+
+    async def bulk_add(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: BulkSuppressRequest | Mapping[str, Any] | None = None,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
     ) -> BulkSuppressResult:
         """Suppress contacts in bulk
 
@@ -442,7 +502,9 @@ class AsyncSuppressionsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: BulkSuppressRequest, or plain data validated into it.
+            body: BulkSuppressRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            contact_ids: Contact ids to suppress.
         """
         return await self._client._call(
             Request(
@@ -452,7 +514,10 @@ class AsyncSuppressionsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=BulkSuppressRequest),)
+                    _wire.body_of(
+                        body, (("contact_ids", "contact_ids", contact_ids),), ("contact_ids",), True
+                    ),
+                    (_wire.MediaType("application/json", "json", model=BulkSuppressRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -460,11 +525,28 @@ class AsyncSuppressionsResource:
             lambda response: BulkSuppressResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     async def reinstate(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        contact_ids: Sequence[int],
+    ) -> BulkReinstateResult: ...
+
+    @overload
+    async def reinstate(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: ReinstateSuppressionsRequest | Mapping[str, Any],
+    ) -> BulkReinstateResult: ...
+
+    async def reinstate(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: ReinstateSuppressionsRequest | Mapping[str, Any] | None = None,
+        contact_ids: Sequence[int] | _wire.Omit = _wire.OMIT,
     ) -> BulkReinstateResult:
         """Reinstate suppressed contacts
 
@@ -477,7 +559,9 @@ class AsyncSuppressionsResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: ReinstateSuppressionsRequest, or plain data validated into it.
+            body: ReinstateSuppressionsRequest, or plain data validated into it. Or pass its
+                fields as keywords instead (not both).
+            contact_ids: Contact ids to reinstate.
         """
         return await self._client._call(
             Request(
@@ -487,7 +571,9 @@ class AsyncSuppressionsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(
+                        body, (("contact_ids", "contact_ids", contact_ids),), ("contact_ids",), True
+                    ),
                     (
                         _wire.MediaType(
                             "application/json", "json", model=ReinstateSuppressionsRequest

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -17,6 +17,7 @@ from ..models import (
     WebhookDelivery,
     WebhookDeliveryListResponse,
     WebhookEventInfo,
+    WebhookEventKind,
     WebhookEventListResponse,
     WebhookListResponse,
     WebhookResponse,
@@ -39,7 +40,7 @@ class WebhooksEventsResource:
     def list(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[WebhookEventInfo]:
         """List subscribable event kinds
 
@@ -73,7 +74,7 @@ class AsyncWebhooksEventsResource:
     async def list(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[WebhookEventInfo]:
         """List subscribable event kinds
 
@@ -125,7 +126,7 @@ class WebhooksDeliveriesResource:
         page: int | None = None,
         limit: int | None = None,
         status: DeliveryStatus | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> SyncPage[WebhookDelivery]:
         """List webhook deliveries
 
@@ -180,7 +181,7 @@ class AsyncWebhooksDeliveriesResource:
         page: int | None = None,
         limit: int | None = None,
         status: DeliveryStatus | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> AsyncPaginator[WebhookDelivery]:
         """List webhook deliveries
 
@@ -254,7 +255,7 @@ class WebhooksResource:
         self,
         *,
         is_active: bool | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[Webhook]:
         """List webhooks
 
@@ -283,11 +284,32 @@ class WebhooksResource:
             lambda response: WebhookListResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     def create(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        url: str,
+        events: Sequence[WebhookEventKind | str],
+        name: str | _wire.Omit = _wire.OMIT,
+    ) -> WebhookWithSecret: ...
+
+    @overload
+    def create(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: WebhookCreateRequest | Mapping[str, Any],
+    ) -> WebhookWithSecret: ...
+
+    def create(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: WebhookCreateRequest | Mapping[str, Any] | None = None,
+        url: str | _wire.Omit = _wire.OMIT,
+        events: Sequence[WebhookEventKind | str] | _wire.Omit = _wire.OMIT,
+        name: str | _wire.Omit = _wire.OMIT,
     ) -> WebhookWithSecret:
         """Create a webhook
 
@@ -300,7 +322,11 @@ class WebhooksResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: WebhookCreateRequest, or plain data validated into it.
+            body: WebhookCreateRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            url: Delivery target.
+            events: Event kinds to subscribe to.
+            name: Human-readable name (optional), at most 200 characters.
         """
         return self._client._call(
             Request(
@@ -310,7 +336,17 @@ class WebhooksResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=WebhookCreateRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("url", "url", url),
+                            ("events", "events", events),
+                            ("name", "name", name),
+                        ),
+                        ("url", "events"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=WebhookCreateRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -322,7 +358,7 @@ class WebhooksResource:
         self,
         webhook_id: str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> Webhook:
         """Get a webhook
 
@@ -351,7 +387,7 @@ class WebhooksResource:
         self,
         webhook_id: str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> None:
         """Delete a webhook
 
@@ -380,8 +416,12 @@ class WebhooksResource:
         self,
         webhook_id: str,
         *,
-        x_target_org_id: str | None = None,
-        body: WebhookUpdateRequest | Mapping[str, Any],
+        x_target_org_id: str | int | None = None,
+        body: WebhookUpdateRequest | Mapping[str, Any] | None = None,
+        url: str | _wire.Omit = _wire.OMIT,
+        events: Sequence[WebhookEventKind | str] | _wire.Omit = _wire.OMIT,
+        name: str | _wire.Omit = _wire.OMIT,
+        is_active: bool | _wire.Omit = _wire.OMIT,
     ) -> Webhook:
         """Update a webhook
 
@@ -395,7 +435,12 @@ class WebhooksResource:
         Args:
             webhook_id: Webhook identifier.
             x_target_org_id: Names the organization the request targets.
-            body: WebhookUpdateRequest, or plain data validated into it.
+            body: WebhookUpdateRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            url: the body field 'url'
+            events: the body field 'events'
+            name: the body field 'name'
+            is_active: Enable or disable the webhook.
         """
         return self._client._call(
             Request(
@@ -405,7 +450,18 @@ class WebhooksResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=WebhookUpdateRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("url", "url", url),
+                            ("events", "events", events),
+                            ("name", "name", name),
+                            ("is_active", "is_active", is_active),
+                        ),
+                        (),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=WebhookUpdateRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -432,7 +488,7 @@ class AsyncWebhooksResource:
         self,
         *,
         is_active: bool | None = None,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> builtins.list[Webhook]:
         """List webhooks
 
@@ -461,11 +517,32 @@ class AsyncWebhooksResource:
             lambda response: WebhookListResponse.model_validate_json(response.content).data,
         )
 
+    @overload
     async def create(
         self,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
+        url: str,
+        events: Sequence[WebhookEventKind | str],
+        name: str | _wire.Omit = _wire.OMIT,
+    ) -> WebhookWithSecret: ...
+
+    @overload
+    async def create(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
         body: WebhookCreateRequest | Mapping[str, Any],
+    ) -> WebhookWithSecret: ...
+
+    async def create(
+        self,
+        *,
+        x_target_org_id: str | int | None = None,
+        body: WebhookCreateRequest | Mapping[str, Any] | None = None,
+        url: str | _wire.Omit = _wire.OMIT,
+        events: Sequence[WebhookEventKind | str] | _wire.Omit = _wire.OMIT,
+        name: str | _wire.Omit = _wire.OMIT,
     ) -> WebhookWithSecret:
         """Create a webhook
 
@@ -478,7 +555,11 @@ class AsyncWebhooksResource:
 
         Args:
             x_target_org_id: Names the organization the request targets.
-            body: WebhookCreateRequest, or plain data validated into it.
+            body: WebhookCreateRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            url: Delivery target.
+            events: Event kinds to subscribe to.
+            name: Human-readable name (optional), at most 200 characters.
         """
         return await self._client._call(
             Request(
@@ -488,7 +569,17 @@ class AsyncWebhooksResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=WebhookCreateRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("url", "url", url),
+                            ("events", "events", events),
+                            ("name", "name", name),
+                        ),
+                        ("url", "events"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=WebhookCreateRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
@@ -500,7 +591,7 @@ class AsyncWebhooksResource:
         self,
         webhook_id: str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> Webhook:
         """Get a webhook
 
@@ -529,7 +620,7 @@ class AsyncWebhooksResource:
         self,
         webhook_id: str,
         *,
-        x_target_org_id: str | None = None,
+        x_target_org_id: str | int | None = None,
     ) -> None:
         """Delete a webhook
 
@@ -558,8 +649,12 @@ class AsyncWebhooksResource:
         self,
         webhook_id: str,
         *,
-        x_target_org_id: str | None = None,
-        body: WebhookUpdateRequest | Mapping[str, Any],
+        x_target_org_id: str | int | None = None,
+        body: WebhookUpdateRequest | Mapping[str, Any] | None = None,
+        url: str | _wire.Omit = _wire.OMIT,
+        events: Sequence[WebhookEventKind | str] | _wire.Omit = _wire.OMIT,
+        name: str | _wire.Omit = _wire.OMIT,
+        is_active: bool | _wire.Omit = _wire.OMIT,
     ) -> Webhook:
         """Update a webhook
 
@@ -573,7 +668,12 @@ class AsyncWebhooksResource:
         Args:
             webhook_id: Webhook identifier.
             x_target_org_id: Names the organization the request targets.
-            body: WebhookUpdateRequest, or plain data validated into it.
+            body: WebhookUpdateRequest, or plain data validated into it. Or pass its fields
+                as keywords instead (not both).
+            url: the body field 'url'
+            events: the body field 'events'
+            name: the body field 'name'
+            is_active: Enable or disable the webhook.
         """
         return await self._client._call(
             Request(
@@ -583,7 +683,18 @@ class AsyncWebhooksResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=WebhookUpdateRequest),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("url", "url", url),
+                            ("events", "events", events),
+                            ("name", "name", name),
+                            ("is_active", "is_active", is_active),
+                        ),
+                        (),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=WebhookUpdateRequest),),
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,

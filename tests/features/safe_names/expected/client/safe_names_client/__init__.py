@@ -28,11 +28,14 @@ if TYPE_CHECKING:
     from .errors import NotFoundError as NotFoundError
     from .errors import PermissionDeniedError as PermissionDeniedError
     from .errors import RateLimitError as RateLimitError
+    from .errors import RequestValidationError as RequestValidationError
     from .errors import UnprocessableEntityError as UnprocessableEntityError
     from .errors import ValidationIssue as ValidationIssue
     from .pagination import AsyncPage as AsyncPage
     from .pagination import AsyncPaginator as AsyncPaginator
     from .pagination import SyncPage as SyncPage
+    from .wire import OMIT as OMIT
+    from .wire import Omit as Omit
 
 _LAZY = {
     "Client": "client",
@@ -46,6 +49,9 @@ _LAZY = {
     "APITimeoutError": "errors",
     "APIStatusError": "errors",
     "InternalServerError": "errors",
+    "RequestValidationError": "errors",
+    "OMIT": "wire",
+    "Omit": "wire",
     "ValidationIssue": "errors",
     "BadRequestError": "errors",
     "AuthenticationError": "errors",

@@ -21,6 +21,21 @@ class ResponseModel(BaseModel):
     import_: Annotated[int | None, Field_aliased(alias="import")] = None
 
 
+class Tag(StrEnum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Profile(BaseModel):
+    id: int
+    body: str | None = None
+    class_: Annotated[str | None, Field_aliased(alias="class")] = None
+    self: bool | None = None
+    displayName: Annotated[str, Field_aliased(min_length=1)]
+    tags: list[Tag] | None = None
+    rank: int | None = None
+
+
 class Role(BaseModel):
     name: str
     level: int | None = None

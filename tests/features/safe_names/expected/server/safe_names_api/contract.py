@@ -39,6 +39,11 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "200": None,
             }
         ),
+        "patch_users_id": MappingProxyType(
+            {
+                "200": None,
+            }
+        ),
         "post_models_uuid": MappingProxyType(
             {
                 "200": None,

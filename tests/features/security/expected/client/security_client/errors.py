@@ -3,6 +3,8 @@
 
 Every `APIStatusError` carries `status_code`, `detail` (the body's `detail`), `request_id`
 and the raw `response`; `UnprocessableEntityError.errors` lists the validation issues.
+A body the client checks itself before sending raises `RequestValidationError`, whose
+`.errors` has the same shape: nothing is sent.
 """
 
 from __future__ import annotations
@@ -48,6 +50,30 @@ class ValidationIssue:
     loc: tuple[str | int, ...]
     msg: str
     type: str
+
+
+class RequestValidationError(APIError, ValueError):
+    """A request body failed the client's own validation before anything was sent; `errors`
+    lists each issue (`loc` names the field as the API spells it), like a 422's."""
+
+    def __init__(self, model: str, errors: list[ValidationIssue]) -> None:
+        where = "; ".join(
+            f"{'.'.join(str(part) for part in issue.loc) or '(body)'}: {issue.msg}"
+            for issue in errors
+        )
+        super().__init__(f"invalid {model}: {where}")
+        self.model = model
+        self.errors = errors
+
+    @property
+    def fields(self) -> list[str]:
+        """The (top-level) fields at fault, in order."""
+        seen: list[str] = []
+        for issue in self.errors:
+            name = str(issue.loc[0]) if issue.loc else ""
+            if name and name not in seen:
+                seen.append(name)
+        return seen
 
 
 class BadRequestError(APIStatusError):

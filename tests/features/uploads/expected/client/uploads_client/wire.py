@@ -11,9 +11,32 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
+from .errors import RequestValidationError, ValidationIssue
+
 if TYPE_CHECKING:
     import httpx
     from pydantic import BaseModel
+
+
+class Omit:
+    """The default of an optional body field passed as a keyword: not sent at all (unlike
+    None, which is sent as JSON null)."""
+
+    _instance: Omit | None = None
+
+    def __new__(cls) -> Omit:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "OMIT"
+
+
+OMIT = Omit()
 
 
 # -- parameters ------------------------------------------------------------------------------
@@ -256,8 +279,51 @@ def payload(
     else:
         chosen = _fitting(value, media)
     if chosen.model is not None and not isinstance(value, chosen.model):
-        value = chosen.model.model_validate(value)
+        value = validated(chosen.model, value)
     return Payload(chosen, value)
+
+
+def validated(model: type[BaseModel], value: Any) -> Any:
+    """`value` validated into `model`; a failure raises the client's `RequestValidationError`
+    naming each field at fault (never a bare pydantic error), and nothing is sent."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        issues = [
+            ValidationIssue(
+                tuple(e.get("loc") or ()), str(e.get("msg", "")), str(e.get("type", ""))
+            )
+            for e in exc.errors(include_url=False)
+        ]
+        raise RequestValidationError(model.__name__, issues) from exc
+
+
+def body_of(
+    body: Any,
+    fields: Sequence[tuple[str, str, Any]],
+    required: Sequence[str] = (),
+    body_required: bool = False,
+) -> Any:
+    """The body to send from `body=` or from the body's fields passed as keywords
+    ((keyword, wire name, value); `OMIT` ones are left out): one or the other, never both."""
+    given = [(keyword, name, value) for keyword, name, value in fields if value is not OMIT]
+    if body is not None:
+        if given:
+            names = ", ".join(keyword for keyword, _, _ in given)
+            raise TypeError(
+                f"pass either body= or the body's fields as keywords ({names}), not both"
+            )
+        return body
+    present = {keyword for keyword, _, _ in given}
+    missing = [keyword for keyword in required if keyword not in present]
+    if given or (body_required and required):
+        if missing:
+            names = ", ".join(repr(keyword) for keyword in missing)
+            raise TypeError(f"missing required keyword argument(s): {names} (or pass body=)")
+        return {name: value for _, name, value in given}
+    return {} if body_required else None
 
 
 def _fitting(value: Any, media: Sequence[MediaType]) -> MediaType:
@@ -284,8 +350,11 @@ def is_json(response: httpx.Response) -> bool:
 
 
 __all__ = [
+    "OMIT",
     "MediaType",
+    "Omit",
     "Payload",
+    "body_of",
     "cookie_header",
     "path_param",
     "payload",

@@ -21,7 +21,7 @@ class MediaResource:
 
     def get_avatar(
         self,
-        user_id: int,
+        user_id: int | str,
     ) -> bytes:
         """get_avatar
 
@@ -93,7 +93,7 @@ class AsyncMediaResource:
 
     async def get_avatar(
         self,
-        user_id: int,
+        user_id: int | str,
     ) -> bytes:
         """get_avatar
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -20,24 +20,47 @@ class EventsResource:
     def __init__(self, client: SyncAPIClient) -> None:
         self._client = client
 
+    @overload
+    def subscribe(
+        self,
+        *,
+        callback_url: str,
+    ) -> SubscribeResponse: ...
+
+    @overload
     def subscribe(
         self,
         *,
         body: SubscribeRequest | Mapping[str, Any],
+    ) -> SubscribeResponse: ...
+
+    def subscribe(
+        self,
+        *,
+        body: SubscribeRequest | Mapping[str, Any] | None = None,
+        callback_url: str | _wire.Omit = _wire.OMIT,
     ) -> SubscribeResponse:
         """subscribe
 
         POST /subscriptions
 
         Args:
-            body: SubscribeRequest, or plain data validated into it.
+            body: SubscribeRequest, or plain data validated into it. Or pass its fields as
+                keywords instead (not both).
+            callback_url: the body field 'callback_url'
         """
         return self._client._call(
             Request(
                 "POST",
                 "/subscriptions",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=SubscribeRequest),)
+                    _wire.body_of(
+                        body,
+                        (("callback_url", "callback_url", callback_url),),
+                        ("callback_url",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=SubscribeRequest),),
                 ),
                 retry_safe=False,
             ),
@@ -51,24 +74,47 @@ class AsyncEventsResource:
     def __init__(self, client: AsyncAPIClient) -> None:
         self._client = client
 
+    @overload
+    async def subscribe(
+        self,
+        *,
+        callback_url: str,
+    ) -> SubscribeResponse: ...
+
+    @overload
     async def subscribe(
         self,
         *,
         body: SubscribeRequest | Mapping[str, Any],
+    ) -> SubscribeResponse: ...
+
+    async def subscribe(
+        self,
+        *,
+        body: SubscribeRequest | Mapping[str, Any] | None = None,
+        callback_url: str | _wire.Omit = _wire.OMIT,
     ) -> SubscribeResponse:
         """subscribe
 
         POST /subscriptions
 
         Args:
-            body: SubscribeRequest, or plain data validated into it.
+            body: SubscribeRequest, or plain data validated into it. Or pass its fields as
+                keywords instead (not both).
+            callback_url: the body field 'callback_url'
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/subscriptions",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=SubscribeRequest),)
+                    _wire.body_of(
+                        body,
+                        (("callback_url", "callback_url", callback_url),),
+                        ("callback_url",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=SubscribeRequest),),
                 ),
                 retry_safe=False,
             ),

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -20,24 +20,53 @@ class ShapesResource:
     def __init__(self, client: SyncAPIClient) -> None:
         self._client = client
 
+    @overload
+    def create_node(
+        self,
+        *,
+        name: str,
+        children: Sequence[NodeInput | Mapping[str, Any]] | _wire.Omit = _wire.OMIT,
+    ) -> Node: ...
+
+    @overload
     def create_node(
         self,
         *,
         body: NodeInput | Mapping[str, Any],
+    ) -> Node: ...
+
+    def create_node(
+        self,
+        *,
+        body: NodeInput | Mapping[str, Any] | None = None,
+        name: str | _wire.Omit = _wire.OMIT,
+        children: Sequence[NodeInput | Mapping[str, Any]] | _wire.Omit = _wire.OMIT,
     ) -> Node:
         """create_node
 
         POST /nodes
 
         Args:
-            body: NodeInput, or plain data validated into it.
+            body: NodeInput, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            name: the body field 'name'
+            children: the body field 'children'
         """
         return self._client._call(
             Request(
                 "POST",
                 "/nodes",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=NodeInput),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("name", "name", name),
+                            ("children", "children", children),
+                        ),
+                        ("name",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=NodeInput),),
                 ),
                 retry_safe=False,
             ),
@@ -68,24 +97,57 @@ class ShapesResource:
             lambda response: Shape.model_validate_json(response.content),
         )
 
+    @overload
+    def create_account(
+        self,
+        *,
+        email: str,
+        password: str | _wire.Omit = _wire.OMIT,
+        version: Any | _wire.Omit = _wire.OMIT,
+    ) -> AccountOutput: ...
+
+    @overload
     def create_account(
         self,
         *,
         body: AccountInput | Mapping[str, Any],
+    ) -> AccountOutput: ...
+
+    def create_account(
+        self,
+        *,
+        body: AccountInput | Mapping[str, Any] | None = None,
+        email: str | _wire.Omit = _wire.OMIT,
+        password: str | _wire.Omit = _wire.OMIT,
+        version: Any | _wire.Omit = _wire.OMIT,
     ) -> AccountOutput:
         """create_account
 
         POST /accounts
 
         Args:
-            body: AccountInput, or plain data validated into it.
+            body: AccountInput, or plain data validated into it. Or pass its fields as
+                keywords instead (not both).
+            email: the body field 'email'
+            password: the body field 'password'
+            version: the body field 'version'
         """
         return self._client._call(
             Request(
                 "POST",
                 "/accounts",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=AccountInput),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("email", "email", email),
+                            ("password", "password", password),
+                            ("version", "version", version),
+                        ),
+                        ("email",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=AccountInput),),
                 ),
                 retry_safe=False,
             ),
@@ -123,24 +185,53 @@ class AsyncShapesResource:
     def __init__(self, client: AsyncAPIClient) -> None:
         self._client = client
 
+    @overload
+    async def create_node(
+        self,
+        *,
+        name: str,
+        children: Sequence[NodeInput | Mapping[str, Any]] | _wire.Omit = _wire.OMIT,
+    ) -> Node: ...
+
+    @overload
     async def create_node(
         self,
         *,
         body: NodeInput | Mapping[str, Any],
+    ) -> Node: ...
+
+    async def create_node(
+        self,
+        *,
+        body: NodeInput | Mapping[str, Any] | None = None,
+        name: str | _wire.Omit = _wire.OMIT,
+        children: Sequence[NodeInput | Mapping[str, Any]] | _wire.Omit = _wire.OMIT,
     ) -> Node:
         """create_node
 
         POST /nodes
 
         Args:
-            body: NodeInput, or plain data validated into it.
+            body: NodeInput, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            name: the body field 'name'
+            children: the body field 'children'
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/nodes",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=NodeInput),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("name", "name", name),
+                            ("children", "children", children),
+                        ),
+                        ("name",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=NodeInput),),
                 ),
                 retry_safe=False,
             ),
@@ -171,24 +262,57 @@ class AsyncShapesResource:
             lambda response: Shape.model_validate_json(response.content),
         )
 
+    @overload
+    async def create_account(
+        self,
+        *,
+        email: str,
+        password: str | _wire.Omit = _wire.OMIT,
+        version: Any | _wire.Omit = _wire.OMIT,
+    ) -> AccountOutput: ...
+
+    @overload
     async def create_account(
         self,
         *,
         body: AccountInput | Mapping[str, Any],
+    ) -> AccountOutput: ...
+
+    async def create_account(
+        self,
+        *,
+        body: AccountInput | Mapping[str, Any] | None = None,
+        email: str | _wire.Omit = _wire.OMIT,
+        password: str | _wire.Omit = _wire.OMIT,
+        version: Any | _wire.Omit = _wire.OMIT,
     ) -> AccountOutput:
         """create_account
 
         POST /accounts
 
         Args:
-            body: AccountInput, or plain data validated into it.
+            body: AccountInput, or plain data validated into it. Or pass its fields as
+                keywords instead (not both).
+            email: the body field 'email'
+            password: the body field 'password'
+            version: the body field 'version'
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/accounts",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=AccountInput),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("email", "email", email),
+                            ("password", "password", password),
+                            ("version", "version", version),
+                        ),
+                        ("email",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=AccountInput),),
                 ),
                 retry_safe=False,
             ),

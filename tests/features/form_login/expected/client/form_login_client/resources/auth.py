@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -20,10 +20,31 @@ class AuthResource:
     def __init__(self, client: SyncAPIClient) -> None:
         self._client = client
 
+    @overload
+    def login(
+        self,
+        *,
+        username: str,
+        password: str,
+        remember: bool | _wire.Omit = _wire.OMIT,
+        scope: Sequence[str] | _wire.Omit = _wire.OMIT,
+    ) -> LoginResponse: ...
+
+    @overload
     def login(
         self,
         *,
         body: LoginRequestForm | Mapping[str, Any],
+    ) -> LoginResponse: ...
+
+    def login(
+        self,
+        *,
+        body: LoginRequestForm | Mapping[str, Any] | None = None,
+        username: str | _wire.Omit = _wire.OMIT,
+        password: str | _wire.Omit = _wire.OMIT,
+        remember: bool | _wire.Omit = _wire.OMIT,
+        scope: Sequence[str] | _wire.Omit = _wire.OMIT,
     ) -> LoginResponse:
         """login
 
@@ -31,14 +52,28 @@ class AuthResource:
 
         Args:
             body: LoginRequestForm (or plain data), sent as application/x-www-form-
-                urlencoded.
+                urlencoded. Or pass its fields as keywords instead (not both).
+            username: the body field 'username'
+            password: the body field 'password'
+            remember: the body field 'remember'
+            scope: the body field 'scope'
         """
         return self._client._call(
             Request(
                 "POST",
                 "/login",
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(
+                        body,
+                        (
+                            ("username", "username", username),
+                            ("password", "password", password),
+                            ("remember", "remember", remember),
+                            ("scope", "scope", scope),
+                        ),
+                        ("username", "password"),
+                        True,
+                    ),
                     (
                         _wire.MediaType(
                             "application/x-www-form-urlencoded", "form", model=LoginRequestForm
@@ -57,10 +92,31 @@ class AsyncAuthResource:
     def __init__(self, client: AsyncAPIClient) -> None:
         self._client = client
 
+    @overload
+    async def login(
+        self,
+        *,
+        username: str,
+        password: str,
+        remember: bool | _wire.Omit = _wire.OMIT,
+        scope: Sequence[str] | _wire.Omit = _wire.OMIT,
+    ) -> LoginResponse: ...
+
+    @overload
     async def login(
         self,
         *,
         body: LoginRequestForm | Mapping[str, Any],
+    ) -> LoginResponse: ...
+
+    async def login(
+        self,
+        *,
+        body: LoginRequestForm | Mapping[str, Any] | None = None,
+        username: str | _wire.Omit = _wire.OMIT,
+        password: str | _wire.Omit = _wire.OMIT,
+        remember: bool | _wire.Omit = _wire.OMIT,
+        scope: Sequence[str] | _wire.Omit = _wire.OMIT,
     ) -> LoginResponse:
         """login
 
@@ -68,14 +124,28 @@ class AsyncAuthResource:
 
         Args:
             body: LoginRequestForm (or plain data), sent as application/x-www-form-
-                urlencoded.
+                urlencoded. Or pass its fields as keywords instead (not both).
+            username: the body field 'username'
+            password: the body field 'password'
+            remember: the body field 'remember'
+            scope: the body field 'scope'
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/login",
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(
+                        body,
+                        (
+                            ("username", "username", username),
+                            ("password", "password", password),
+                            ("remember", "remember", remember),
+                            ("scope", "scope", scope),
+                        ),
+                        ("username", "password"),
+                        True,
+                    ),
                     (
                         _wire.MediaType(
                             "application/x-www-form-urlencoded", "form", model=LoginRequestForm

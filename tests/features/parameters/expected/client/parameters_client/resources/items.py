@@ -36,7 +36,7 @@ class ItemsResource:
         *,
         session: str,
         theme: str | None = None,
-        x_request_id: str | None = None,
+        x_request_id: str | int | None = None,
         ids: builtins.list[int] | None = None,
         colour: builtins.list[str] | None = None,
         words: builtins.list[str] | None = None,
@@ -118,7 +118,7 @@ class ItemsResource:
     def get_label_matrix(
         self,
         ids: builtins.list[int],
-        point: int,
+        point: int | str,
     ) -> GetLabelMatrixResponse:
         """get_label_matrix
 
@@ -146,7 +146,7 @@ class AsyncItemsResource:
         *,
         session: str,
         theme: str | None = None,
-        x_request_id: str | None = None,
+        x_request_id: str | int | None = None,
         ids: builtins.list[int] | None = None,
         colour: builtins.list[str] | None = None,
         words: builtins.list[str] | None = None,
@@ -228,7 +228,7 @@ class AsyncItemsResource:
     async def get_label_matrix(
         self,
         ids: builtins.list[int],
-        point: int,
+        point: int | str,
     ) -> GetLabelMatrixResponse:
         """get_label_matrix
 

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import ComExampleThing, NoneModel, ResponseModel, Role
+from ..models import ComExampleThing, NoneModel, Profile, ResponseModel, Role, Tag
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
@@ -55,28 +55,143 @@ class DefaultResource:
             lambda response: ResponseModel.model_validate_json(response.content),
         )
 
+    @overload
+    def put_users_id(
+        self,
+        id_: str,
+        *,
+        name: str,
+        level: int | _wire.Omit = _wire.OMIT,
+    ) -> Role: ...
+
+    @overload
     def put_users_id(
         self,
         id_: str,
         *,
         body: Role | Mapping[str, Any],
+    ) -> Role: ...
+
+    def put_users_id(
+        self,
+        id_: str,
+        *,
+        body: Role | Mapping[str, Any] | None = None,
+        name: str | _wire.Omit = _wire.OMIT,
+        level: int | _wire.Omit = _wire.OMIT,
     ) -> Role:
         """put_users_id
 
         PUT /users/{id}
 
         Args:
-            body: Role, or plain data validated into it.
+            body: Role, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            name: the body field 'name'
+            level: the body field 'level'
         """
         return self._client._call(
             Request(
                 "PUT",
                 f"/users/{_wire.path_param(id_)}",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=Role),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("name", "name", name),
+                            ("level", "level", level),
+                        ),
+                        ("name",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=Role),),
                 ),
             ),
             lambda response: Role.model_validate_json(response.content),
+        )
+
+    @overload
+    def patch_users_id(
+        self,
+        id_: int | str,
+        *,
+        body_: str | None = None,
+        id_2: int,
+        body_2: str | _wire.Omit = _wire.OMIT,
+        class_: str | _wire.Omit = _wire.OMIT,
+        self_: bool | _wire.Omit = _wire.OMIT,
+        display_name: str,
+        tags: Sequence[Tag | str] | _wire.Omit = _wire.OMIT,
+        rank: int | None | _wire.Omit = _wire.OMIT,
+    ) -> Profile: ...
+
+    @overload
+    def patch_users_id(
+        self,
+        id_: int | str,
+        *,
+        body_: str | None = None,
+        body: Profile | Mapping[str, Any],
+    ) -> Profile: ...
+
+    def patch_users_id(
+        self,
+        id_: int | str,
+        *,
+        body_: str | None = None,
+        body: Profile | Mapping[str, Any] | None = None,
+        id_2: int | _wire.Omit = _wire.OMIT,
+        body_2: str | _wire.Omit = _wire.OMIT,
+        class_: str | _wire.Omit = _wire.OMIT,
+        self_: bool | _wire.Omit = _wire.OMIT,
+        display_name: str | _wire.Omit = _wire.OMIT,
+        tags: Sequence[Tag | str] | _wire.Omit = _wire.OMIT,
+        rank: int | None | _wire.Omit = _wire.OMIT,
+    ) -> Profile:
+        """patch_users_id
+
+        PATCH /users/{id}
+
+        Body fields whose names collide with the method's other arguments.
+
+        Args:
+            body: Profile, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            id_2: the body field 'id'
+            body_2: the body field 'body'
+            class_: the body field 'class'
+            self_: the body field 'self'
+            display_name: the body field 'displayName'
+            tags: the body field 'tags'
+            rank: the body field 'rank'
+        """
+        return self._client._call(
+            Request(
+                "PATCH",
+                f"/users/{_wire.path_param(id_)}",
+                query={
+                    "body": body_,
+                },
+                body=_wire.payload(
+                    _wire.body_of(
+                        body,
+                        (
+                            ("id_2", "id", id_2),
+                            ("body_2", "body", body_2),
+                            ("class_", "class", class_),
+                            ("self_", "self", self_),
+                            ("display_name", "displayName", display_name),
+                            ("tags", "tags", tags),
+                            ("rank", "rank", rank),
+                        ),
+                        ("id_2", "display_name"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=Profile),),
+                ),
+                retry_safe=False,
+            ),
+            lambda response: Profile.model_validate_json(response.content),
         )
 
     def post_models_uuid(
@@ -84,20 +199,24 @@ class DefaultResource:
         uuid: str,
         *,
         body: NoneModel | Mapping[str, Any] | None = None,
+        value: str | _wire.Omit = _wire.OMIT,
     ) -> ComExampleThing:
         """post_models_uuid
 
         POST /models/{UUID}
 
         Args:
-            body: NoneModel, or plain data validated into it.
+            body: NoneModel, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            value: the body field 'value'
         """
         return self._client._call(
             Request(
                 "POST",
                 f"/models/{_wire.path_param(uuid)}",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=NoneModel),)
+                    _wire.body_of(body, (("value", "value", value),), (), False),
+                    (_wire.MediaType("application/json", "json", model=NoneModel),),
                 ),
                 retry_safe=False,
             ),
@@ -146,28 +265,143 @@ class AsyncDefaultResource:
             lambda response: ResponseModel.model_validate_json(response.content),
         )
 
+    @overload
+    async def put_users_id(
+        self,
+        id_: str,
+        *,
+        name: str,
+        level: int | _wire.Omit = _wire.OMIT,
+    ) -> Role: ...
+
+    @overload
     async def put_users_id(
         self,
         id_: str,
         *,
         body: Role | Mapping[str, Any],
+    ) -> Role: ...
+
+    async def put_users_id(
+        self,
+        id_: str,
+        *,
+        body: Role | Mapping[str, Any] | None = None,
+        name: str | _wire.Omit = _wire.OMIT,
+        level: int | _wire.Omit = _wire.OMIT,
     ) -> Role:
         """put_users_id
 
         PUT /users/{id}
 
         Args:
-            body: Role, or plain data validated into it.
+            body: Role, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            name: the body field 'name'
+            level: the body field 'level'
         """
         return await self._client._call(
             Request(
                 "PUT",
                 f"/users/{_wire.path_param(id_)}",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=Role),)
+                    _wire.body_of(
+                        body,
+                        (
+                            ("name", "name", name),
+                            ("level", "level", level),
+                        ),
+                        ("name",),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=Role),),
                 ),
             ),
             lambda response: Role.model_validate_json(response.content),
+        )
+
+    @overload
+    async def patch_users_id(
+        self,
+        id_: int | str,
+        *,
+        body_: str | None = None,
+        id_2: int,
+        body_2: str | _wire.Omit = _wire.OMIT,
+        class_: str | _wire.Omit = _wire.OMIT,
+        self_: bool | _wire.Omit = _wire.OMIT,
+        display_name: str,
+        tags: Sequence[Tag | str] | _wire.Omit = _wire.OMIT,
+        rank: int | None | _wire.Omit = _wire.OMIT,
+    ) -> Profile: ...
+
+    @overload
+    async def patch_users_id(
+        self,
+        id_: int | str,
+        *,
+        body_: str | None = None,
+        body: Profile | Mapping[str, Any],
+    ) -> Profile: ...
+
+    async def patch_users_id(
+        self,
+        id_: int | str,
+        *,
+        body_: str | None = None,
+        body: Profile | Mapping[str, Any] | None = None,
+        id_2: int | _wire.Omit = _wire.OMIT,
+        body_2: str | _wire.Omit = _wire.OMIT,
+        class_: str | _wire.Omit = _wire.OMIT,
+        self_: bool | _wire.Omit = _wire.OMIT,
+        display_name: str | _wire.Omit = _wire.OMIT,
+        tags: Sequence[Tag | str] | _wire.Omit = _wire.OMIT,
+        rank: int | None | _wire.Omit = _wire.OMIT,
+    ) -> Profile:
+        """patch_users_id
+
+        PATCH /users/{id}
+
+        Body fields whose names collide with the method's other arguments.
+
+        Args:
+            body: Profile, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            id_2: the body field 'id'
+            body_2: the body field 'body'
+            class_: the body field 'class'
+            self_: the body field 'self'
+            display_name: the body field 'displayName'
+            tags: the body field 'tags'
+            rank: the body field 'rank'
+        """
+        return await self._client._call(
+            Request(
+                "PATCH",
+                f"/users/{_wire.path_param(id_)}",
+                query={
+                    "body": body_,
+                },
+                body=_wire.payload(
+                    _wire.body_of(
+                        body,
+                        (
+                            ("id_2", "id", id_2),
+                            ("body_2", "body", body_2),
+                            ("class_", "class", class_),
+                            ("self_", "self", self_),
+                            ("display_name", "displayName", display_name),
+                            ("tags", "tags", tags),
+                            ("rank", "rank", rank),
+                        ),
+                        ("id_2", "display_name"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=Profile),),
+                ),
+                retry_safe=False,
+            ),
+            lambda response: Profile.model_validate_json(response.content),
         )
 
     async def post_models_uuid(
@@ -175,20 +409,24 @@ class AsyncDefaultResource:
         uuid: str,
         *,
         body: NoneModel | Mapping[str, Any] | None = None,
+        value: str | _wire.Omit = _wire.OMIT,
     ) -> ComExampleThing:
         """post_models_uuid
 
         POST /models/{UUID}
 
         Args:
-            body: NoneModel, or plain data validated into it.
+            body: NoneModel, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            value: the body field 'value'
         """
         return await self._client._call(
             Request(
                 "POST",
                 f"/models/{_wire.path_param(uuid)}",
                 body=_wire.payload(
-                    body, (_wire.MediaType("application/json", "json", model=NoneModel),)
+                    _wire.body_of(body, (("value", "value", value),), (), False),
+                    (_wire.MediaType("application/json", "json", model=NoneModel),),
                 ),
                 retry_safe=False,
             ),
@@ -202,6 +440,7 @@ class DefaultResourceWithRawResponse:
     def __init__(self, resource: DefaultResource) -> None:
         self.get_users_id = to_raw_response_wrapper(resource.get_users_id)
         self.put_users_id = to_raw_response_wrapper(resource.put_users_id)
+        self.patch_users_id = to_raw_response_wrapper(resource.patch_users_id)
         self.post_models_uuid = to_raw_response_wrapper(resource.post_models_uuid)
 
 
@@ -211,4 +450,5 @@ class AsyncDefaultResourceWithRawResponse:
     def __init__(self, resource: AsyncDefaultResource) -> None:
         self.get_users_id = async_to_raw_response_wrapper(resource.get_users_id)
         self.put_users_id = async_to_raw_response_wrapper(resource.put_users_id)
+        self.patch_users_id = async_to_raw_response_wrapper(resource.patch_users_id)
         self.post_models_uuid = async_to_raw_response_wrapper(resource.post_models_uuid)

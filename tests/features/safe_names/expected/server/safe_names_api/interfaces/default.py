@@ -3,7 +3,7 @@
 
 from typing import Protocol
 
-from ..models import ComExampleThing, NoneModel, ResponseModel, Role
+from ..models import ComExampleThing, NoneModel, Profile, ResponseModel, Role
 from ..runtime import ContextT_contra
 
 
@@ -39,6 +39,22 @@ class DefaultApi(Protocol[ContextT_contra]):
         """put_users_id
 
         PUT /users/{id}
+        """
+        ...
+
+    async def patch_users_id(
+        self,
+        ctx: ContextT_contra,
+        *,
+        id_: int,
+        body_: str | None,
+        body: Profile,
+    ) -> Profile:
+        """patch_users_id
+
+        PATCH /users/{id}
+
+        Body fields whose names collide with the method's other arguments.
         """
         ...
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Header, Path, Query
 
 from ..interfaces.default import DefaultApi
-from ..models import ComExampleThing, NoneModel, ResponseModel, Role
+from ..models import ComExampleThing, NoneModel, Profile, ResponseModel, Role
 from ..operations import OPERATIONS
 from ..runtime import ContextProvider, ContextT
 
@@ -62,6 +62,27 @@ def create_router(impl: DefaultApi[ContextT], context: ContextProvider[ContextT]
         return await impl.put_users_id(
             ctx,
             id_=id_,
+            body=body,
+        )
+
+    @router.patch(
+        "/users/{id}",
+        operation_id="patch_users_id",
+        summary="",
+        status_code=200,
+        response_model=Profile,
+    )
+    async def patch_users_id(
+        ctx: Annotated[Any, Depends(context(OPERATIONS["patch_users_id"]))],
+        *,
+        id_: Annotated[int, Path(alias="id")],
+        body_: Annotated[str | None, Query(alias="body")] = None,
+        body: Annotated[Profile, Body()],
+    ) -> Profile:
+        return await impl.patch_users_id(
+            ctx,
+            id_=id_,
+            body_=body_,
             body=body,
         )
 

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
@@ -20,10 +20,31 @@ class FilesResource:
     def __init__(self, client: SyncAPIClient) -> None:
         self._client = client
 
+    @overload
+    def upload_file(
+        self,
+        *,
+        file: bytes,
+        title: str,
+        tags: Sequence[str] | _wire.Omit = _wire.OMIT,
+        attachments: Sequence[bytes] | _wire.Omit = _wire.OMIT,
+    ) -> Stored: ...
+
+    @overload
     def upload_file(
         self,
         *,
         body: UploadFileRequestMultipart | Mapping[str, Any],
+    ) -> Stored: ...
+
+    def upload_file(
+        self,
+        *,
+        body: UploadFileRequestMultipart | Mapping[str, Any] | None = None,
+        file: bytes | _wire.Omit = _wire.OMIT,
+        title: str | _wire.Omit = _wire.OMIT,
+        tags: Sequence[str] | _wire.Omit = _wire.OMIT,
+        attachments: Sequence[bytes] | _wire.Omit = _wire.OMIT,
     ) -> Stored:
         """A multipart upload with a file and fields
 
@@ -31,13 +52,28 @@ class FilesResource:
 
         Args:
             body: UploadFileRequestMultipart (or plain data), sent as multipart/form-data.
+                Or pass its fields as keywords instead (not both).
+            file: the body field 'file'
+            title: the body field 'title'
+            tags: the body field 'tags'
+            attachments: the body field 'attachments'
         """
         return self._client._call(
             Request(
                 "POST",
                 "/files",
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(
+                        body,
+                        (
+                            ("file", "file", file),
+                            ("title", "title", title),
+                            ("tags", "tags", tags),
+                            ("attachments", "attachments", attachments),
+                        ),
+                        ("file", "title"),
+                        True,
+                    ),
                     (
                         _wire.MediaType(
                             "multipart/form-data",
@@ -96,10 +132,27 @@ class FilesResource:
             lambda response: Stored.model_validate_json(response.content),
         )
 
+    @overload
+    def post_document(
+        self,
+        *,
+        text: str,
+        content_type: str | None = None,
+    ) -> Stored: ...
+
+    @overload
     def post_document(
         self,
         *,
         body: Document | Mapping[str, Any] | bytes,
+        content_type: str | None = None,
+    ) -> Stored: ...
+
+    def post_document(
+        self,
+        *,
+        body: Document | Mapping[str, Any] | bytes | None = None,
+        text: str | _wire.Omit = _wire.OMIT,
         content_type: str | None = None,
     ) -> Stored:
         """JSON or raw bytes, the client chooses
@@ -108,7 +161,8 @@ class FilesResource:
 
         Args:
             body: Document (or plain data), sent as application/json; or bytes, sent as
-                application/pdf.
+                application/pdf. Or pass its fields as keywords instead (not both).
+            text: the body field 'text'
             content_type: the media type to send (default: by value).
         """
         return self._client._call(
@@ -116,7 +170,7 @@ class FilesResource:
                 "POST",
                 "/documents",
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(body, (("text", "text", text),), ("text",), True),
                     (
                         _wire.MediaType("application/json", "json", model=Document),
                         _wire.MediaType("application/pdf", "binary"),
@@ -135,10 +189,31 @@ class AsyncFilesResource:
     def __init__(self, client: AsyncAPIClient) -> None:
         self._client = client
 
+    @overload
+    async def upload_file(
+        self,
+        *,
+        file: bytes,
+        title: str,
+        tags: Sequence[str] | _wire.Omit = _wire.OMIT,
+        attachments: Sequence[bytes] | _wire.Omit = _wire.OMIT,
+    ) -> Stored: ...
+
+    @overload
     async def upload_file(
         self,
         *,
         body: UploadFileRequestMultipart | Mapping[str, Any],
+    ) -> Stored: ...
+
+    async def upload_file(
+        self,
+        *,
+        body: UploadFileRequestMultipart | Mapping[str, Any] | None = None,
+        file: bytes | _wire.Omit = _wire.OMIT,
+        title: str | _wire.Omit = _wire.OMIT,
+        tags: Sequence[str] | _wire.Omit = _wire.OMIT,
+        attachments: Sequence[bytes] | _wire.Omit = _wire.OMIT,
     ) -> Stored:
         """A multipart upload with a file and fields
 
@@ -146,13 +221,28 @@ class AsyncFilesResource:
 
         Args:
             body: UploadFileRequestMultipart (or plain data), sent as multipart/form-data.
+                Or pass its fields as keywords instead (not both).
+            file: the body field 'file'
+            title: the body field 'title'
+            tags: the body field 'tags'
+            attachments: the body field 'attachments'
         """
         return await self._client._call(
             Request(
                 "POST",
                 "/files",
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(
+                        body,
+                        (
+                            ("file", "file", file),
+                            ("title", "title", title),
+                            ("tags", "tags", tags),
+                            ("attachments", "attachments", attachments),
+                        ),
+                        ("file", "title"),
+                        True,
+                    ),
                     (
                         _wire.MediaType(
                             "multipart/form-data",
@@ -211,10 +301,27 @@ class AsyncFilesResource:
             lambda response: Stored.model_validate_json(response.content),
         )
 
+    @overload
+    async def post_document(
+        self,
+        *,
+        text: str,
+        content_type: str | None = None,
+    ) -> Stored: ...
+
+    @overload
     async def post_document(
         self,
         *,
         body: Document | Mapping[str, Any] | bytes,
+        content_type: str | None = None,
+    ) -> Stored: ...
+
+    async def post_document(
+        self,
+        *,
+        body: Document | Mapping[str, Any] | bytes | None = None,
+        text: str | _wire.Omit = _wire.OMIT,
         content_type: str | None = None,
     ) -> Stored:
         """JSON or raw bytes, the client chooses
@@ -223,7 +330,8 @@ class AsyncFilesResource:
 
         Args:
             body: Document (or plain data), sent as application/json; or bytes, sent as
-                application/pdf.
+                application/pdf. Or pass its fields as keywords instead (not both).
+            text: the body field 'text'
             content_type: the media type to send (default: by value).
         """
         return await self._client._call(
@@ -231,7 +339,7 @@ class AsyncFilesResource:
                 "POST",
                 "/documents",
                 body=_wire.payload(
-                    body,
+                    _wire.body_of(body, (("text", "text", text),), ("text",), True),
                     (
                         _wire.MediaType("application/json", "json", model=Document),
                         _wire.MediaType("application/pdf", "binary"),
