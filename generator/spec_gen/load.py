@@ -29,6 +29,7 @@ from .pointer import (
     unescape_pointer_token,
 )
 from .positions import SourceMap, source_line
+from .repair import repair
 from .upgrade import upgrade
 
 __all__ = [
@@ -161,6 +162,8 @@ class Bundle:
     moved: dict[str, str] = field(default_factory=dict)
     # references that could not be followed: (file, pointer in that file, message)
     problems: list[tuple[Path, str, str]] = field(default_factory=list)
+    # what repair.py changed so that JSON Schema 2020-12 reads it: (pointer, message)
+    repairs: list[tuple[str, str]] = field(default_factory=list)
 
 
 # keys whose children are names chosen by the author (so an `x-` child is a name, not an extension)
@@ -359,4 +362,6 @@ def bundle(root: Path) -> Bundle:
     result = _Bundler(root).run()
     result.source_version = str(result.document.get("openapi", ""))
     result.moved = upgrade(result.document)
+    moved, result.repairs = repair(result.document, result.source_version)
+    result.moved.update(moved)
     return result

@@ -280,6 +280,7 @@ CORE_RULES: dict[str, str] = {
     "openapi": "error",  # openapi-spec-validator: the document's structure
     "stray-keyword": "warn",  # a key the OpenAPI object does not define
     "schema": "error",  # a schema that is not valid JSON Schema
+    "schema-repair": "warn",  # a 3.0 / 2019-09 leftover in a 3.1 schema, read as meant
     "ref": "error",
     "operation-id-unique": "error",
     "path-params": "error",

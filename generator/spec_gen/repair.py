@@ -1,0 +1,147 @@
+"""Leftovers in a document that says 3.1: repaired in memory, each with a warning at its node.
+
+Real-world 3.1 documents often keep 3.0 (or older JSON Schema draft) forms that JSON Schema
+2020-12 refuses or reads differently. Refusing them would stop the build of a document every
+other tool accepts; ignoring them would lose meaning (`nullable: true` ignored makes a field
+that can be null refuse null). So they are read as their author meant, the way
+`upgrade.py` reads a 3.0 document, and each repair is reported as a `schema-repair` warning
+(`--strict` makes it an error):
+
+- boolean `exclusiveMinimum` / `exclusiveMaximum`, `nullable` / `x-nullable` (3.0 forms);
+- `$recursiveAnchor` / `$recursiveRef` (JSON Schema 2019-09): `$recursiveRef: "#"` becomes a
+  `$ref` to the nearest enclosing schema that declares `$recursiveAnchor: true` (else the
+  schema root it sits in, e.g. the component), which is what such documents mean;
+- `required` listing a property twice: the duplicates dropped;
+- an annotation keyword (`title`, `description`, `$comment`, `deprecated`, `readOnly`,
+  `writeOnly`) whose value has the wrong type: dropped, it carries no validation.
+
+`example` stays: the OpenAPI 3.1 dialect still defines it. `format: binary` stays: in 3.1
+it is an annotation the IR understands.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .pointer import join_pointer
+from .upgrade import Upgrader, is_30
+
+ANNOTATIONS: dict[str, type | tuple[type, ...]] = {
+    "title": str,
+    "description": str,
+    "$comment": str,
+    "deprecated": bool,
+    "readOnly": bool,
+    "writeOnly": bool,
+}
+
+
+class Repairer(Upgrader):
+    """Walks every schema as the upgrade does; repairs only what 3.1 cannot read as written."""
+
+    def __init__(self, document: dict[str, Any], leftovers: bool) -> None:
+        super().__init__(document)
+        self.leftovers = leftovers  # a 3.1 document: also repair the 3.0 forms
+        self.repairs: list[tuple[str, str]] = []  # (pointer of the node, what was done)
+        self.anchors: list[str] = []  # pointers of the enclosing schemas, outermost first
+        self.recursive: list[str] = []  # those with $recursiveAnchor: true
+
+    def schema(self, schema: Any, here: str, media_type: str | None = None) -> None:
+        if not isinstance(schema, dict):
+            return
+        anchored = schema.get("$recursiveAnchor") is True
+        if "$recursiveAnchor" in schema:
+            del schema["$recursiveAnchor"]
+            self.repairs.append(
+                (join_pointer(here, "$recursiveAnchor"), "2019-09's `$recursiveAnchor`: dropped")
+            )
+        self.anchors.append(here)
+        if anchored:
+            self.recursive.append(here)
+        try:
+            self._children(schema, here)
+        finally:
+            self.anchors.pop()
+            if anchored:
+                self.recursive.pop()
+        self._fix(schema, here)
+
+    def _children(self, schema: dict[str, Any], here: str) -> None:
+        from .upgrade import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
+
+        for keyword in SCHEMA_MAPS:
+            value = schema.get(keyword)
+            if isinstance(value, dict):
+                for name, sub in list(value.items()):
+                    self.schema(sub, join_pointer(here, keyword, str(name)))
+        for keyword in SCHEMA_LISTS:
+            value = schema.get(keyword)
+            if isinstance(value, list):
+                for index, sub in enumerate(value):
+                    self.schema(sub, join_pointer(here, keyword, index))
+        for keyword in SCHEMA_ONE:
+            if isinstance(schema.get(keyword), dict):
+                self.schema(schema[keyword], join_pointer(here, keyword))
+
+    def _fix(self, schema: dict[str, Any], here: str) -> None:
+        if "$recursiveRef" in schema:
+            target = (self.recursive or self.anchors)[0]
+            del schema["$recursiveRef"]
+            schema["$ref"] = "#" + target
+            self.repairs.append(
+                (
+                    join_pointer(here, "$recursiveRef"),
+                    f"2019-09's `$recursiveRef`: read as $ref {target}",
+                )
+            )
+        required = schema.get("required")
+        if isinstance(required, list) and len(set(map(str, required))) != len(required):
+            seen: list[Any] = []
+            for name in required:
+                if name not in seen:
+                    seen.append(name)
+            required[:] = seen
+            self.repairs.append(
+                (join_pointer(here, "required"), "`required` lists a name twice: once kept")
+            )
+        for keyword, kind in ANNOTATIONS.items():
+            if keyword in schema and not isinstance(schema[keyword], kind):
+                del schema[keyword]
+                self.repairs.append(
+                    (
+                        join_pointer(here, keyword),
+                        f"`{keyword}` has a value of the wrong type: dropped",
+                    )
+                )
+        if not self.leftovers:
+            return
+        for exclusive, inclusive in (
+            ("exclusiveMinimum", "minimum"),
+            ("exclusiveMaximum", "maximum"),
+        ):
+            if isinstance(schema.get(exclusive), bool):
+                self.repairs.append(
+                    (join_pointer(here, exclusive), f"3.0's boolean `{exclusive}`: read as 3.0 did")
+                )
+                self.bounds(schema, exclusive, inclusive)
+        for flag in ("nullable", "x-nullable"):
+            if flag in schema:
+                self.repairs.append(
+                    (join_pointer(here, flag), f"3.0's `{flag}`: read as type [..., 'null']")
+                )
+        self.nullable(schema, here)
+
+
+def repair(
+    document: dict[str, Any], source_version: str
+) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Repair `document` (already upgraded when it was 3.0) in place; return the moved pointers
+    (new -> old) and the repairs made (pointer, message). 3.0 forms are repaired only when the
+    document was written as 3.1 (an upgraded 3.0 document has none left)."""
+    leftovers = not is_30({"openapi": source_version})
+    fixer = Repairer(document, leftovers)
+    version = document.get("openapi")
+    fixer.run()
+    if version is not None:
+        document["openapi"] = version  # run() stamps 3.1.0; keep what the author wrote
+    return fixer.moved, fixer.repairs
