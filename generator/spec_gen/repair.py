@@ -11,9 +11,14 @@ that can be null refuse null). So they are read as their author meant, the way
 - `$recursiveAnchor` / `$recursiveRef` (JSON Schema 2019-09): `$recursiveRef: "#"` becomes a
   `$ref` to the nearest enclosing schema that declares `$recursiveAnchor: true` (else the
   schema root it sits in, e.g. the component), which is what such documents mean;
+- a list of `items` (draft 4's tuple form): `prefixItems`;
 - `required` listing a property twice: the duplicates dropped;
-- an annotation keyword (`title`, `description`, `$comment`, `deprecated`, `readOnly`,
-  `writeOnly`) whose value has the wrong type: dropped, it carries no validation.
+- Swagger 2's `type: file`: a binary string;
+- a keyword whose value has a type JSON Schema does not allow (`required: true` on a
+  property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable.
+
+Only keyword values that JSON Schema 2020-12 cannot read are touched; unknown keywords are
+left for the `schema-keyword` rule (a warning: ignored).
 
 `example` stays: the OpenAPI 3.1 dialect still defines it. `format: binary` stays: in 3.1
 it is an annotation the IR understands.
@@ -24,16 +29,31 @@ from __future__ import annotations
 from typing import Any
 
 from .pointer import join_pointer
-from .upgrade import Upgrader, is_30
+from .upgrade import Upgrader, _put, is_30
 
-ANNOTATIONS: dict[str, type | tuple[type, ...]] = {
-    "title": str,
-    "description": str,
-    "$comment": str,
-    "deprecated": bool,
-    "readOnly": bool,
-    "writeOnly": bool,
-}
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _count(value: Any) -> bool:
+    return _number(value) and value >= 0 and float(value).is_integer()
+
+
+# keyword -> does its value have the type JSON Schema 2020-12 requires? A keyword whose value
+# does not is dropped (it cannot be read; the schema stays usable without it)
+VALUE_CHECKS: dict[str, Any] = {
+    **{k: lambda v: isinstance(v, str) for k in ("title", "description", "$comment", "pattern",
+       "format", "contentMediaType", "contentEncoding", "$id", "$anchor")},
+    **{k: lambda v: isinstance(v, bool) for k in ("deprecated", "readOnly", "writeOnly",
+       "uniqueItems")},
+    **{k: _number for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")},
+    "multipleOf": lambda v: _number(v) and v > 0,
+    **{k: _count for k in ("minLength", "maxLength", "minItems", "maxItems", "minProperties",
+       "maxProperties", "minContains", "maxContains")},
+    "required": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "enum": lambda v: isinstance(v, list),
+}  # fmt: skip
 
 
 class Repairer(Upgrader):
@@ -104,8 +124,11 @@ class Repairer(Upgrader):
             self.repairs.append(
                 (join_pointer(here, "required"), "`required` lists a name twice: once kept")
             )
-        for keyword, kind in ANNOTATIONS.items():
-            if keyword in schema and not isinstance(schema[keyword], kind):
+        if self.leftovers:
+            self._leftovers(schema, here)
+        self._types(schema, here)
+        for keyword, check in VALUE_CHECKS.items():
+            if keyword in schema and not check(schema[keyword]):
                 del schema[keyword]
                 self.repairs.append(
                     (
@@ -113,8 +136,26 @@ class Repairer(Upgrader):
                         f"`{keyword}` has a value of the wrong type: dropped",
                     )
                 )
-        if not self.leftovers:
-            return
+        if self.leftovers:
+            self._nullable(schema, here)
+
+    def _types(self, schema: dict[str, Any], here: str) -> None:
+        """`type: file` (Swagger 2) read as binary (any other unknown type stays an error)."""
+        kind = schema.get("type")
+        kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
+        if "file" in kinds:
+            self.repairs.append(
+                (join_pointer(here, "type"), "Swagger 2's `type: file`: a binary string")
+            )
+            self.file(schema, None)
+
+    def _leftovers(self, schema: dict[str, Any], here: str) -> None:
+        """3.0 forms in a 3.1 document."""
+        if isinstance(schema.get("items"), list):
+            self.repairs.append(
+                (join_pointer(here, "items"), "a list of `items`: read as `prefixItems`")
+            )
+            _put(schema, "items", "prefixItems", schema["items"])
         for exclusive, inclusive in (
             ("exclusiveMinimum", "minimum"),
             ("exclusiveMaximum", "maximum"),
@@ -124,6 +165,9 @@ class Repairer(Upgrader):
                     (join_pointer(here, exclusive), f"3.0's boolean `{exclusive}`: read as 3.0 did")
                 )
                 self.bounds(schema, exclusive, inclusive)
+
+    def _nullable(self, schema: dict[str, Any], here: str) -> None:
+        """3.0's `nullable` in a 3.1 document (last: it may wrap the schema in `anyOf`)."""
         for flag in ("nullable", "x-nullable"):
             if flag in schema:
                 self.repairs.append(

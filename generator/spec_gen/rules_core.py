@@ -176,6 +176,27 @@ def no_operations(document: dict[str, Any]) -> list[RawFinding]:
     ]
 
 
+def no_body_statuses(document: dict[str, Any]) -> list[RawFinding]:
+    """A 1XX, 204, 205 or 304 response with `content`: HTTP sends no body, so none is read."""
+    out = []
+    for here, _method, _item, op in operations(document):
+        responses = op.get("responses")
+        for status, response in responses.items() if isinstance(responses, dict) else ():
+            text = str(status)
+            if not (text in ("204", "205", "304") or text.startswith("1")):
+                continue
+            response = deref(document, response)
+            if isinstance(response, dict) and response.get("content"):
+                out.append(
+                    RawFinding(
+                        join_pointer(here, "responses", text, "content"),
+                        "no-body-status",
+                        f"a {text} response has no body in HTTP: its content is ignored",
+                    )
+                )
+    return out
+
+
 def python_names(document: dict[str, Any]) -> list[RawFinding]:
     out = []
     schemas = (document.get("components") or {}).get("schemas") or {}
@@ -289,6 +310,7 @@ CORE_RULES: dict[str, str] = {
     "default": "warn",
     "schema-keyword": "warn",
     "webhook-payload": "warn",
+    "no-body-status": "warn",
 }
 CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     dangling_refs,
@@ -298,4 +320,5 @@ CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     python_names,
     schemas_checks,
     webhook_payloads,
+    no_body_statuses,
 )

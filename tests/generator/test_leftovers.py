@@ -31,6 +31,10 @@ def test_leftovers_are_repaired_with_a_warning_at_each_node(tmp_path: Path) -> N
         "required: [name, count, name]": "TagsResource/required",
         "description: 42": "TagsResource/properties/name/description",
         "$recursiveAnchor": "CompoundFilter/$recursiveAnchor",
+        "code: {type: string, required: true": "TagsResource/properties/code/required",
+        "minLength: '3'": "TagsResource/properties/code/minLength",
+        "pair: {type: array": "TagsResource/properties/pair/items",
+        "upload: {type: file}": "TagsResource/properties/upload/type",
         "$recursiveRef": "CompoundFilter/properties/filters/items/anyOf/1/$recursiveRef",
     }
     for needle, pointer in expected.items():
@@ -39,9 +43,13 @@ def test_leftovers_are_repaired_with_a_warning_at_each_node(tmp_path: Path) -> N
         assert hits[0].startswith(f"openapi.yaml:{line_of(text, needle)}:"), hits[0]
         assert " warning " in hits[0]
     assert len(repairs) == len(expected)
+    no_body = [line for line in output.splitlines() if "[no-body-status]" in line]
+    assert len(no_body) == 1 and " warning " in no_body[0], output  # 204 with content: built
     models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
     assert "note: str | None" in models  # nullable read as 3.0 meant it
     assert "list[str | CompoundFilter]" in models  # $recursiveRef: the schema itself
+    assert "code: str | None" in models  # `required: true` on a property dropped, not fatal
+    assert "pair: tuple[str, int] | None" in models or "pair: list[" in models
 
 
 def test_strict_refuses_a_repaired_document(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from . import media as media_mod
 from . import params as params_mod
 from .model import MISSING, Body, Header, Media, Param, Response
 from .names import identifier, unique
-from .nodes import example, extensions, is_enum, is_primitive, status_key, variant_schema
+from .nodes import NO_BODY, example, extensions, is_enum, is_primitive, status_key, variant_schema
 from .schemas import SCHEMA_REF, SchemaSet, escape, rewrite_refs, variant
 
 
@@ -277,7 +277,8 @@ class Parts:
                 else f"{op_name}Error{text.capitalize()}"
             )
             where = f"{pointer}/{escape(str(status))}/content"
-            media = self.media(response.get("content") or {}, hoist, where, "writeOnly")
+            content = {} if text in NO_BODY or text.startswith("1") else response.get("content")
+            media = self.media(content or {}, hoist, where, "writeOnly")
             json_media = next((m for m in media if m.kind == "json"), None)
             out.append(
                 Response(
