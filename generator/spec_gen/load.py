@@ -162,8 +162,8 @@ class Bundle:
     moved: dict[str, str] = field(default_factory=dict)
     # references that could not be followed: (file, pointer in that file, message)
     problems: list[tuple[Path, str, str]] = field(default_factory=list)
-    # what repair.py changed so that JSON Schema 2020-12 reads it: (pointer, message)
-    repairs: list[tuple[str, str]] = field(default_factory=list)
+    # what repair.py changed so that JSON Schema 2020-12 reads it: (pointer, rule, message)
+    repairs: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 # keys whose children are names chosen by the author (so an `x-` child is a name, not an extension)

@@ -14,6 +14,8 @@ that can be null refuse null). So they are read as their author meant, the way
 - a list of `items` (draft 4's tuple form): `prefixItems`;
 - `required` listing a property twice: the duplicates dropped;
 - Swagger 2's `type: file`: a binary string;
+- a `default` its schema refuses: converted when unambiguous (`"false"` for a boolean),
+  else dropped (the model would not type-check, nor validate its own default);
 - a keyword whose value has a type JSON Schema does not allow (`required: true` on a
   property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable.
 
@@ -26,9 +28,11 @@ it is an annotation the IR understands.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .pointer import join_pointer
+from .rules_core import JSON_TYPES
 from .upgrade import Upgrader, _put, is_30
 
 
@@ -62,7 +66,7 @@ class Repairer(Upgrader):
     def __init__(self, document: dict[str, Any], leftovers: bool) -> None:
         super().__init__(document)
         self.leftovers = leftovers  # a 3.1 document: also repair the 3.0 forms
-        self.repairs: list[tuple[str, str]] = []  # (pointer of the node, what was done)
+        self.repairs: list[tuple[str, str, str]] = []  # (pointer, rule, what was done)
         self.anchors: list[str] = []  # pointers of the enclosing schemas, outermost first
         self.recursive: list[str] = []  # those with $recursiveAnchor: true
 
@@ -73,7 +77,11 @@ class Repairer(Upgrader):
         if "$recursiveAnchor" in schema:
             del schema["$recursiveAnchor"]
             self.repairs.append(
-                (join_pointer(here, "$recursiveAnchor"), "2019-09's `$recursiveAnchor`: dropped")
+                (
+                    join_pointer(here, "$recursiveAnchor"),
+                    "schema-repair",
+                    "2019-09's `$recursiveAnchor`: dropped",
+                )
             )
         self.anchors.append(here)
         if anchored:
@@ -111,6 +119,7 @@ class Repairer(Upgrader):
             self.repairs.append(
                 (
                     join_pointer(here, "$recursiveRef"),
+                    "schema-repair",
                     f"2019-09's `$recursiveRef`: read as $ref {target}",
                 )
             )
@@ -122,7 +131,11 @@ class Repairer(Upgrader):
                     seen.append(name)
             required[:] = seen
             self.repairs.append(
-                (join_pointer(here, "required"), "`required` lists a name twice: once kept")
+                (
+                    join_pointer(here, "required"),
+                    "schema-repair",
+                    "`required` lists a name twice: once kept",
+                )
             )
         if self.leftovers:
             self._leftovers(schema, here)
@@ -133,11 +146,41 @@ class Repairer(Upgrader):
                 self.repairs.append(
                     (
                         join_pointer(here, keyword),
+                        "schema-repair",
                         f"`{keyword}` has a value of the wrong type: dropped",
                     )
                 )
+        if "default" in schema:
+            self._default(schema, here)
         if self.leftovers:
             self._nullable(schema, here)
+
+    def _default(self, schema: dict[str, Any], here: str) -> None:
+        """A `default` its own schema refuses: converted when that is unambiguous ("false" for
+        a boolean, "3" for an integer, 3 for a string), else dropped (the generated model
+        would not type-check with it, nor validate its own default)."""
+        value = schema["default"]
+        kind = schema.get("type")
+        kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
+        checks = [JSON_TYPES[k] for k in kinds if k in JSON_TYPES]
+        enum = schema.get("enum")
+        fits = (not checks or any(check(value) for check in checks)) and (
+            not isinstance(enum, list) or value in enum
+        )
+        if fits:
+            return
+        converted = _convert(value, [k for k in kinds if k in JSON_TYPES])
+        at = join_pointer(here, "default")
+        if converted is not _NOTHING and (not isinstance(enum, list) or converted in enum):
+            schema["default"] = converted
+            self.repairs.append(
+                (at, "default", f"default {value!r} does not fit its schema: read as {converted!r}")
+            )
+        else:
+            del schema["default"]
+            self.repairs.append(
+                (at, "default", f"default {value!r} does not fit its schema: dropped")
+            )
 
     def _types(self, schema: dict[str, Any], here: str) -> None:
         """`type: file` (Swagger 2) read as binary (any other unknown type stays an error)."""
@@ -145,7 +188,11 @@ class Repairer(Upgrader):
         kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
         if "file" in kinds:
             self.repairs.append(
-                (join_pointer(here, "type"), "Swagger 2's `type: file`: a binary string")
+                (
+                    join_pointer(here, "type"),
+                    "schema-repair",
+                    "Swagger 2's `type: file`: a binary string",
+                )
             )
             self.file(schema, None)
 
@@ -153,7 +200,11 @@ class Repairer(Upgrader):
         """3.0 forms in a 3.1 document."""
         if isinstance(schema.get("items"), list):
             self.repairs.append(
-                (join_pointer(here, "items"), "a list of `items`: read as `prefixItems`")
+                (
+                    join_pointer(here, "items"),
+                    "schema-repair",
+                    "a list of `items`: read as `prefixItems`",
+                )
             )
             _put(schema, "items", "prefixItems", schema["items"])
         for exclusive, inclusive in (
@@ -162,7 +213,11 @@ class Repairer(Upgrader):
         ):
             if isinstance(schema.get(exclusive), bool):
                 self.repairs.append(
-                    (join_pointer(here, exclusive), f"3.0's boolean `{exclusive}`: read as 3.0 did")
+                    (
+                        join_pointer(here, exclusive),
+                        "schema-repair",
+                        f"3.0's boolean `{exclusive}`: read as 3.0 did",
+                    )
                 )
                 self.bounds(schema, exclusive, inclusive)
 
@@ -171,16 +226,44 @@ class Repairer(Upgrader):
         for flag in ("nullable", "x-nullable"):
             if flag in schema:
                 self.repairs.append(
-                    (join_pointer(here, flag), f"3.0's `{flag}`: read as type [..., 'null']")
+                    (
+                        join_pointer(here, flag),
+                        "schema-repair",
+                        f"3.0's `{flag}`: read as type [..., 'null']",
+                    )
                 )
         self.nullable(schema, here)
 
 
+_NOTHING: Any = object()
+
+
+def _convert(value: Any, kinds: list[str]) -> Any:
+    """`value` as the first of `kinds` it reads as without guessing, else _NOTHING."""
+    text = str(value).strip() if isinstance(value, (str, int, float)) else None
+    for kind in kinds:
+        if kind == "boolean" and text is not None and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        if kind == "integer" and text is not None and re.fullmatch(r"[-+]?\d+(\.0*)?", text):
+            return int(float(text)) if "." in text else int(text)
+        if kind == "number" and text is not None and not isinstance(value, bool):
+            try:
+                number = float(text)
+            except ValueError:
+                continue
+            return int(number) if number.is_integer() and "." not in text else number
+        if kind == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        if kind == "null" and value in ("null", "None", ""):
+            return None
+    return _NOTHING
+
+
 def repair(
     document: dict[str, Any], source_version: str
-) -> tuple[dict[str, str], list[tuple[str, str]]]:
+) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
     """Repair `document` (already upgraded when it was 3.0) in place; return the moved pointers
-    (new -> old) and the repairs made (pointer, message). 3.0 forms are repaired only when the
+    (new -> old) and the repairs made (pointer, rule id, message). 3.0 forms are repaired only when the
     document was written as 3.1 (an upgraded 3.0 document has none left)."""
     leftovers = not is_30({"openapi": source_version})
     fixer = Repairer(document, leftovers)

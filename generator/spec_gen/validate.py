@@ -197,7 +197,7 @@ def locate_findings(
 
 def repair_findings(bundle: Bundle) -> list[RawFinding]:
     """What the loader repaired in the schemas (repair.py), each at its node."""
-    return [RawFinding(pointer, "schema-repair", text) for pointer, text in bundle.repairs]
+    return [RawFinding(pointer, rule, text) for pointer, rule, text in bundle.repairs]
 
 
 def validate_bundle(bundle: Bundle, rules: Ruleset | None = None) -> list[RawFinding]:
