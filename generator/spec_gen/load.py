@@ -176,7 +176,8 @@ NAME_MAPS = frozenset(
     }
 )  # fmt: skip
 # values that are data, not spec objects: never looked into for `$ref`
-DATA_KEYS = frozenset({"example", "default", "enum", "const"})
+# keys whose values are data, never followed: an Example Object's `value` included
+DATA_KEYS = frozenset({"example", "default", "enum", "const", "value"})
 SCHEMA_ONE = frozenset(
     {
         "items", "additionalProperties", "not", "if", "then", "else", "contains",

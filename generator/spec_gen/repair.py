@@ -19,6 +19,9 @@ that can be null refuse null). So they are read as their author meant, the way
 - a keyword whose value has a type JSON Schema does not allow (`required: true` on a
   property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable.
 
+Path parameters get the same treatment (`parameter-repair`): one without `required: true`
+is required; a `{placeholder}` no parameter declares becomes a string parameter.
+
 Only keyword values that JSON Schema 2020-12 cannot read are touched; unknown keywords are
 left for the `schema-keyword` rule (a warning: ignored).
 
@@ -32,8 +35,8 @@ import re
 from typing import Any
 
 from .pointer import join_pointer
-from .rules_core import JSON_TYPES
-from .upgrade import Upgrader, _put, is_30
+from .rules_core import JSON_TYPES, deref
+from .upgrade import OPERATION_KEYS, Upgrader, _put, is_30
 
 
 def _number(value: Any) -> bool:
@@ -271,4 +274,62 @@ def repair(
     fixer.run()
     if version is not None:
         document["openapi"] = version  # run() stamps 3.1.0; keep what the author wrote
-    return fixer.moved, fixer.repairs
+    return fixer.moved, fixer.repairs + path_parameters(document)
+
+
+def path_parameters(document: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Path parameters as FastAPI needs them: one not marked `required: true` is required (a
+    path has no optional parts); a `{placeholder}` no parameter declares becomes a string
+    parameter of each operation. Each a `parameter-repair` warning."""
+    out: list[tuple[str, str, str]] = []
+    fixed: set[int] = set()
+    paths = document.get("paths")
+    for path, item in paths.items() if isinstance(paths, dict) else ():
+        item_at = join_pointer("/paths", str(path))
+        if not isinstance(item, dict):
+            continue
+        shared = _declared(document, item, item_at, fixed, out)
+        for method in OPERATION_KEYS:
+            op = item.get(method)
+            if not isinstance(op, dict):
+                continue
+            at = join_pointer(item_at, method)
+            declared = shared | _declared(document, op, at, fixed, out)
+            missing = [n for n in re.findall(r"{([^}]+)}", str(path)) if n not in declared]
+            for name in dict.fromkeys(missing):
+                params = op.setdefault("parameters", [])
+                if not isinstance(params, list):
+                    break
+                params.append(
+                    {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                )
+                message = f"path parameter {name!r} is in the path but not declared: a string"
+                out.append((at, "parameter-repair", message))
+    return out
+
+
+def _declared(
+    document: dict[str, Any],
+    holder: dict[str, Any],
+    here: str,
+    fixed: set[int],
+    out: list[tuple[str, str, str]],
+) -> set[str]:
+    """The path parameters `holder` declares, each made required (reported once)."""
+    names: set[str] = set()
+    params = holder.get("parameters")
+    for index, raw in enumerate(params if isinstance(params, list) else []):
+        at = join_pointer(here, "parameters", index)
+        param = raw
+        if isinstance(raw, dict) and isinstance(raw.get("$ref"), str):
+            at = raw["$ref"][1:]
+            param = deref(document, raw)
+        if not isinstance(param, dict) or param.get("in") != "path":
+            continue
+        names.add(str(param.get("name")))
+        if param.get("required") is not True and id(param) not in fixed:
+            fixed.add(id(param))
+            param["required"] = True
+            message = "a path parameter is always required: read as `required: true`"
+            out.append((at, "parameter-repair", message))
+    return names

@@ -57,7 +57,8 @@ JSON_MEDIA = re.compile(r"^application/([\w.+-]*\+)?json($|;)|^\*/\*$", re.IGNOR
 
 def _walk_refs(node: Any, here: str, names: bool = False) -> Iterator[tuple[str, str]]:
     """(pointer of the `$ref` value, the ref) for every reference, `x-` extensions and
-    example/default values excepted (their `$ref`s are data, left as written)."""
+    example/default values excepted (their `$ref`s are data, left as written), an Example
+    Object's `value` too."""
     if isinstance(node, dict):
         ref = node.get("$ref")
         if isinstance(ref, str):
@@ -65,7 +66,7 @@ def _walk_refs(node: Any, here: str, names: bool = False) -> Iterator[tuple[str,
         for key, value in node.items():
             key = str(key)
             if not names and (
-                key.startswith("x-") or key in ("example", "default", "enum", "const")
+                key.startswith("x-") or key in ("example", "default", "enum", "const", "value")
             ):
                 continue
             if key == "examples" and isinstance(value, list):
@@ -311,6 +312,7 @@ CORE_RULES: dict[str, str] = {
     "schema-keyword": "warn",
     "webhook-payload": "warn",
     "no-body-status": "warn",
+    "parameter-repair": "warn",  # a path parameter not marked required, or not declared
 }
 CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     dangling_refs,

@@ -46,6 +46,11 @@ def test_leftovers_are_repaired_with_a_warning_at_each_node(tmp_path: Path) -> N
     defaults = [line for line in output.splitlines() if "warning [default]" in line]
     assert any("default 'false' does not fit its schema: read as False" in d for d in defaults)
     assert any("default 'high' does not fit its schema: dropped" in d for d in defaults)
+    params = [line for line in output.splitlines() if "[parameter-repair]" in line]
+    assert len(params) == 2, output
+    assert any("'group' is in the path but not declared" in p for p in params)
+    assert any(f":{line_of(text, '{name: name, in: path, schema')}:" in p for p in params)
+    assert "[ref]" not in output  # a $ref inside an example's value is data
     no_body = [line for line in output.splitlines() if "[no-body-status]" in line]
     assert len(no_body) == 1 and " warning " in no_body[0], output  # 204 with content: built
     models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
