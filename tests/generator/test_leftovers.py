@@ -78,4 +78,7 @@ def test_a_schema_named_like_a_resource_class_type_checks(tmp_path: Path) -> Non
     assert code == 0, output
     resource = (tmp_path / "out/client/api_client/resources/tags.py").read_text(encoding="utf-8")
     assert "class TagsResource2:" in resource
+    # models named like what resource modules import get another name
+    models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
+    assert "class SyncPageModel(" in models and "class SequenceModel(" in models
     assert "TagsResource," in resource or "TagsResource\n" in resource  # the model, imported
