@@ -64,7 +64,9 @@ def test_leftovers_are_repaired_with_a_warning_at_each_node(tmp_path: Path) -> N
 
 def test_strict_refuses_a_repaired_document(tmp_path: Path) -> None:
     _copy(tmp_path)
-    code, output = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", "--strict")
+    code, output = run_in(
+        tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", "--strict"
+    )
     assert code != 0
     assert "[schema-repair]" in output
     assert not (tmp_path / "out").exists()
