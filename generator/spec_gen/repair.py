@@ -8,14 +8,17 @@ that can be null refuse null). So they are read as their author meant, the way
 (`--strict` makes it an error):
 
 - boolean `exclusiveMinimum` / `exclusiveMaximum`, `nullable` / `x-nullable` (3.0 forms);
+In 3.0 documents too (the upgrade does not touch them):
+
 - `$recursiveAnchor` / `$recursiveRef` (JSON Schema 2019-09): `$recursiveRef: "#"` becomes a
   `$ref` to the nearest enclosing schema that declares `$recursiveAnchor: true` (else the
   schema root it sits in, e.g. the component), which is what such documents mean;
 - a list of `items` (draft 4's tuple form): `prefixItems`;
 - `required` listing a property twice: the duplicates dropped;
 - Swagger 2's `type: file`: a binary string;
-- a `default` its schema refuses: converted when unambiguous (`"false"` for a boolean),
-  else dropped (the model would not type-check, nor validate its own default);
+- a `default` its schema refuses (in 3.0 documents too; reported under the `default` rule):
+  converted when unambiguous (`"false"` for a boolean), else dropped (the model would not
+  type-check, nor validate its own default);
 - a keyword whose value has a type JSON Schema does not allow (`required: true` on a
   property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable.
 
