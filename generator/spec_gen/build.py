@@ -27,6 +27,7 @@ from .validate import (
     bundle_findings,
     locate_findings,
     openapi_findings,
+    repair_findings,
     rule_findings,
     validate_bundle,
 )
@@ -130,7 +131,7 @@ def render_tree(
         except Exception:
             if not refused():
                 raise
-        raw = apply_profile(verdict.result(), rules) + raw
+        raw = apply_profile(repair_findings(spec_bundle) + verdict.result(), rules) + raw
     _settle(config, spec_bundle, raw, strict, echo)
     if files is None:  # _settle raises first; kept for the type checker
         raise SpecInvalid([])

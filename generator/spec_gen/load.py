@@ -29,6 +29,7 @@ from .pointer import (
     unescape_pointer_token,
 )
 from .positions import SourceMap, source_line
+from .repair import repair
 from .upgrade import upgrade
 
 __all__ = [
@@ -161,6 +162,8 @@ class Bundle:
     moved: dict[str, str] = field(default_factory=dict)
     # references that could not be followed: (file, pointer in that file, message)
     problems: list[tuple[Path, str, str]] = field(default_factory=list)
+    # what repair.py changed so that JSON Schema 2020-12 reads it: (pointer, rule, message)
+    repairs: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 # keys whose children are names chosen by the author (so an `x-` child is a name, not an extension)
@@ -173,7 +176,8 @@ NAME_MAPS = frozenset(
     }
 )  # fmt: skip
 # values that are data, not spec objects: never looked into for `$ref`
-DATA_KEYS = frozenset({"example", "default", "enum", "const"})
+# keys whose values are data, never followed: an Example Object's `value` included
+DATA_KEYS = frozenset({"example", "default", "enum", "const", "value"})
 SCHEMA_ONE = frozenset(
     {
         "items", "additionalProperties", "not", "if", "then", "else", "contains",
@@ -359,4 +363,6 @@ def bundle(root: Path) -> Bundle:
     result = _Bundler(root).run()
     result.source_version = str(result.document.get("openapi", ""))
     result.moved = upgrade(result.document)
+    moved, result.repairs = repair(result.document, result.source_version)
+    result.moved.update(moved)
     return result

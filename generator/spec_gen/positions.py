@@ -34,8 +34,15 @@ class SourceMap:
     @staticmethod
     def read_tree(path: Path) -> Any:
         from ruamel.yaml import YAML
+        from ruamel.yaml.reader import Reader, ReaderError
 
-        return YAML(typ="rt").load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        try:
+            return YAML(typ="rt").load(text)
+        except ReaderError:
+            # a control character YAML refuses (JSON allows it in strings): one space each,
+            # so every line and column stays where it was
+            return YAML(typ="rt").load(Reader.NON_PRINTABLE.sub(" ", text))
 
     def _tree(self, path: Path) -> Any:
         if path not in self._trees:

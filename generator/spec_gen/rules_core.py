@@ -57,7 +57,8 @@ JSON_MEDIA = re.compile(r"^application/([\w.+-]*\+)?json($|;)|^\*/\*$", re.IGNOR
 
 def _walk_refs(node: Any, here: str, names: bool = False) -> Iterator[tuple[str, str]]:
     """(pointer of the `$ref` value, the ref) for every reference, `x-` extensions and
-    example/default values excepted (their `$ref`s are data, left as written)."""
+    example/default values excepted (their `$ref`s are data, left as written), an Example
+    Object's `value` too."""
     if isinstance(node, dict):
         ref = node.get("$ref")
         if isinstance(ref, str):
@@ -65,7 +66,7 @@ def _walk_refs(node: Any, here: str, names: bool = False) -> Iterator[tuple[str,
         for key, value in node.items():
             key = str(key)
             if not names and (
-                key.startswith("x-") or key in ("example", "default", "enum", "const")
+                key.startswith("x-") or key in ("example", "default", "enum", "const", "value")
             ):
                 continue
             if key == "examples" and isinstance(value, list):
@@ -176,6 +177,27 @@ def no_operations(document: dict[str, Any]) -> list[RawFinding]:
     ]
 
 
+def no_body_statuses(document: dict[str, Any]) -> list[RawFinding]:
+    """A 1XX, 204, 205 or 304 response with `content`: HTTP sends no body, so none is read."""
+    out = []
+    for here, _method, _item, op in operations(document):
+        responses = op.get("responses")
+        for status, response in responses.items() if isinstance(responses, dict) else ():
+            text = str(status)
+            if not (text in ("204", "205", "304") or text.startswith("1")):
+                continue
+            response = deref(document, response)
+            if isinstance(response, dict) and response.get("content"):
+                out.append(
+                    RawFinding(
+                        join_pointer(here, "responses", text, "content"),
+                        "no-body-status",
+                        f"a {text} response has no body in HTTP: its content is ignored",
+                    )
+                )
+    return out
+
+
 def python_names(document: dict[str, Any]) -> list[RawFinding]:
     out = []
     schemas = (document.get("components") or {}).get("schemas") or {}
@@ -280,6 +302,7 @@ CORE_RULES: dict[str, str] = {
     "openapi": "error",  # openapi-spec-validator: the document's structure
     "stray-keyword": "warn",  # a key the OpenAPI object does not define
     "schema": "error",  # a schema that is not valid JSON Schema
+    "schema-repair": "warn",  # a 3.0 / 2019-09 leftover in a 3.1 schema, read as meant
     "ref": "error",
     "operation-id-unique": "error",
     "path-params": "error",
@@ -288,6 +311,8 @@ CORE_RULES: dict[str, str] = {
     "default": "warn",
     "schema-keyword": "warn",
     "webhook-payload": "warn",
+    "no-body-status": "warn",
+    "parameter-repair": "warn",  # a path parameter not marked required, or not declared
 }
 CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     dangling_refs,
@@ -297,4 +322,5 @@ CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     python_names,
     schemas_checks,
     webhook_payloads,
+    no_body_statuses,
 )

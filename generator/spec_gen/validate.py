@@ -28,6 +28,7 @@ __all__ = [
     "RawFinding",
     "locate_findings",
     "openapi_findings",
+    "repair_findings",
     "rule_findings",
     "validate_bundle",
 ]
@@ -194,10 +195,15 @@ def locate_findings(
     return sorted(set(out))
 
 
+def repair_findings(bundle: Bundle) -> list[RawFinding]:
+    """What the loader repaired in the schemas (repair.py), each at its node."""
+    return [RawFinding(pointer, rule, text) for pointer, rule, text in bundle.repairs]
+
+
 def validate_bundle(bundle: Bundle, rules: Ruleset | None = None) -> list[RawFinding]:
     """Every raw finding: the validators' and the profile's, merged (errors and warnings)."""
     rules = rules or ruleset(None)
-    raw = apply_profile(openapi_findings(bundle.document), rules)
+    raw = apply_profile(repair_findings(bundle) + openapi_findings(bundle.document), rules)
     try:
         raw += rule_findings(bundle.document, rules)
     except Exception:

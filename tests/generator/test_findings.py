@@ -137,7 +137,9 @@ def test_validator_finding_is_placed_at_its_own_node_not_an_equal_value(tmp_path
 
 def test_findings_are_sorted_by_position_with_validator_findings_merged(tmp_path: Path) -> None:
     text = HEAD + (
-        "paths:\n  /a/{id}:\n    get:\n      responses:\n        '200': {description: ok}\n"
+        "paths:\n  /a:\n    get:\n      parameters:\n"
+        "        - {name: id, in: path, required: true, schema: {type: string}}\n"
+        "      responses:\n        '200': {description: ok}\n"
         "  /b:\n    get:\n      responses:\n        '200': {description: 5}\n"
     )
     spec = write(tmp_path / "openapi.yaml", text)

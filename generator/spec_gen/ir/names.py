@@ -26,6 +26,9 @@ IMPORTED = frozenset(
         "date", "datetime", "time", "timedelta", "runtime", "models", "transport", "security",
         "ContextT", "ContextT_contra", "ContextProvider", "OperationInfo", "MappingProxyType",
         "REQUIREMENTS", "SECURITY_SCHEMES", "SchemeInfo", "WEBHOOK_PAYLOADS", "CALLBACK_PAYLOADS",
+        # what the client's resource and webhook modules import beside the models
+        "APIError", "AsyncAPIClient", "AsyncPaginator", "PageStyle", "Sequence", "SyncAPIClient",
+        "SyncPage",
     }
 )  # fmt: skip
 _BUILTINS = frozenset(dir(builtins))

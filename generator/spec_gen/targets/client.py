@@ -7,7 +7,7 @@ from typing import Any
 
 from ..examples import param_example, request_example
 from ..ir import Api, Operation, Param, schema_ref_name
-from ..naming import pascal, snake
+from ..naming import snake
 from ..render import names_in
 from . import Target, client_wire
 from .client_auth import Scheme, primary_scheme, schemes, token_param
@@ -21,7 +21,7 @@ from .client_facts import (
     status_errors,
     webhook_signature,
 )
-from .client_names import client_paths
+from .client_names import client_paths, resource_classes
 
 IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
 PRIMITIVES = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
@@ -33,10 +33,7 @@ class Namespace:
     doc: str = ""
     operations: list[Operation] = field(default_factory=list)
     children: list[Namespace] = field(default_factory=list)
-
-    @property
-    def class_name(self) -> str:
-        return "".join(pascal(p) for p in self.path) + "Resource"
+    class_name: str = ""  # unique among the client's classes, imports and models
 
     @property
     def attribute(self) -> str:
@@ -197,9 +194,12 @@ def client_views(api: Api, known: set[str], env_prefix: str = "") -> dict[str, C
 
 
 def namespaces(
-    api: Api, views: dict[str, ClientOp] | None = None
+    api: Api,
+    views: dict[str, ClientOp] | None = None,
+    models: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[list[Namespace], list[Namespace]]:
-    """Every namespace (children before parents, so classes are defined in order) and the roots."""
+    """Every namespace (children before parents, so classes are defined in order) and the roots.
+    Resource class names never collide with `models` (the model classes resource modules import)."""
     docs = {snake(tag.name).rstrip("_"): tag.description for tag in api.tags}
     table: dict[tuple[str, ...], Namespace] = {}
 
@@ -215,6 +215,9 @@ def namespaces(
         get(path).operations.append(op)
     ordered = sorted(table.values(), key=lambda ns: (-len(ns.path), list(table).index(ns.path)))
     roots = [ns for ns in table.values() if len(ns.path) == 1]
+    classes = resource_classes(list(table), models)
+    for ns in table.values():
+        ns.class_name = classes[ns.path]
     return ordered, roots
 
 
@@ -293,7 +296,7 @@ def render_client(
     pkg = target.package
     table = schemes(api, env_prefix)
     views = client_views(api, known, env_prefix)
-    _, roots = namespaces(api, views)
+    _, roots = namespaces(api, views, known)
     envs = environments(api)
     modes, default_mode = key_modes(api)
     webhook = next((w for w in api.webhooks if w.body is not None), None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import keyword
 
 from ..ir import Api
+from ..naming import pascal
 
 # attributes and methods of Client / AsyncClient and their base (templates/client/base.py.j2)
 CLIENT_ATTRS = frozenset(
@@ -20,6 +21,14 @@ CLIENT_ATTRS = frozenset(
     }
 )  # fmt: skip
 RESOURCE_ATTRS = frozenset({"with_raw_response"})
+# names a resource module imports (templates/client/resource.py.j2) or client.py defines
+RESOURCE_MODULE_NAMES = frozenset(
+    {
+        "Any", "AsyncAPIClient", "AsyncClient", "AsyncClientWithRawResponse", "AsyncPaginator",
+        "Client", "ClientWithRawResponse", "Mapping", "PageStyle", "Request", "Sequence",
+        "SyncAPIClient", "SyncPage", "TYPE_CHECKING",
+    }
+)  # fmt: skip
 
 
 def _safe(name: str) -> str:
@@ -65,3 +74,26 @@ def client_paths(api: Api, options: frozenset[str]) -> dict[str, tuple[tuple[str
         name = _safe(op.client_method)
         out[op.operation_id] = (path, _unique(name, taken))
     return out
+
+
+def resource_classes(
+    paths: list[tuple[str, ...]], models: set[str] | frozenset[str]
+) -> dict[tuple[str, ...], str]:
+    """namespace path -> its resource class name (`TagsResource`), such that none of the four
+    classes a namespace defines (`X`, `AsyncX`, `XWithRawResponse`, `AsyncXWithRawResponse`) is
+    a model class the module imports, a name it imports, or another namespace's class.
+    Document order decides who keeps the plain name; the others get a number (`TagsResource2`)."""
+    taken = set(models) | RESOURCE_MODULE_NAMES
+    out: dict[tuple[str, ...], str] = {}
+    for path in paths:
+        base = "".join(pascal(p) for p in path) + "Resource"
+        name, n = base, 2
+        while any(v in taken for v in _variants(name)):
+            name, n = f"{base}{n}", n + 1
+        taken.update(_variants(name))
+        out[path] = name
+    return out
+
+
+def _variants(name: str) -> tuple[str, ...]:
+    return (name, f"Async{name}", f"{name}WithRawResponse", f"Async{name}WithRawResponse")

@@ -1,0 +1,338 @@
+"""Leftovers in a document that says 3.1: repaired in memory, each with a warning at its node.
+
+Real-world 3.1 documents often keep 3.0 (or older JSON Schema draft) forms that JSON Schema
+2020-12 refuses or reads differently. Refusing them would stop the build of a document every
+other tool accepts; ignoring them would lose meaning (`nullable: true` ignored makes a field
+that can be null refuse null). So they are read as their author meant, the way
+`upgrade.py` reads a 3.0 document, and each repair is reported as a `schema-repair` warning
+(`--strict` makes it an error):
+
+- boolean `exclusiveMinimum` / `exclusiveMaximum`, `nullable` / `x-nullable` (3.0 forms);
+In 3.0 documents too (the upgrade does not touch them):
+
+- `$recursiveAnchor` / `$recursiveRef` (JSON Schema 2019-09): `$recursiveRef: "#"` becomes a
+  `$ref` to the nearest enclosing schema that declares `$recursiveAnchor: true` (else the
+  schema root it sits in, e.g. the component), which is what such documents mean;
+- a list of `items` (draft 4's tuple form): `prefixItems`;
+- `required` listing a property twice: the duplicates dropped;
+- Swagger 2's `type: file`: a binary string;
+- a `default` its schema refuses (in 3.0 documents too; reported under the `default` rule):
+  converted when unambiguous (`"false"` for a boolean), else dropped (the model would not
+  type-check, nor validate its own default);
+- a keyword whose value has a type JSON Schema does not allow (`required: true` on a
+  property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable.
+
+Path parameters get the same treatment (`parameter-repair`): one without `required: true`
+is required; a `{placeholder}` no parameter declares becomes a string parameter.
+
+Only keyword values that JSON Schema 2020-12 cannot read are touched; unknown keywords are
+left for the `schema-keyword` rule (a warning: ignored).
+
+`example` stays: the OpenAPI 3.1 dialect still defines it. `format: binary` stays: in 3.1
+it is an annotation the IR understands.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .pointer import join_pointer
+from .rules_core import JSON_TYPES, deref
+from .upgrade import OPERATION_KEYS, Upgrader, _put, is_30
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _count(value: Any) -> bool:
+    return _number(value) and value >= 0 and float(value).is_integer()
+
+
+# keyword -> does its value have the type JSON Schema 2020-12 requires? A keyword whose value
+# does not is dropped (it cannot be read; the schema stays usable without it)
+VALUE_CHECKS: dict[str, Any] = {
+    **{k: lambda v: isinstance(v, str) for k in ("title", "description", "$comment", "pattern",
+       "format", "contentMediaType", "contentEncoding", "$id", "$anchor")},
+    **{k: lambda v: isinstance(v, bool) for k in ("deprecated", "readOnly", "writeOnly",
+       "uniqueItems")},
+    **{k: _number for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")},
+    "multipleOf": lambda v: _number(v) and v > 0,
+    **{k: _count for k in ("minLength", "maxLength", "minItems", "maxItems", "minProperties",
+       "maxProperties", "minContains", "maxContains")},
+    "required": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "enum": lambda v: isinstance(v, list),
+}  # fmt: skip
+
+
+class Repairer(Upgrader):
+    """Walks every schema as the upgrade does; repairs only what 3.1 cannot read as written."""
+
+    def __init__(self, document: dict[str, Any], leftovers: bool) -> None:
+        super().__init__(document)
+        self.leftovers = leftovers  # a 3.1 document: also repair the 3.0 forms
+        self.repairs: list[tuple[str, str, str]] = []  # (pointer, rule, what was done)
+        self.anchors: list[str] = []  # pointers of the enclosing schemas, outermost first
+        self.recursive: list[str] = []  # those with $recursiveAnchor: true
+
+    def schema(self, schema: Any, here: str, media_type: str | None = None) -> None:
+        if not isinstance(schema, dict):
+            return
+        anchored = schema.get("$recursiveAnchor") is True
+        if "$recursiveAnchor" in schema:
+            del schema["$recursiveAnchor"]
+            self.repairs.append(
+                (
+                    join_pointer(here, "$recursiveAnchor"),
+                    "schema-repair",
+                    "2019-09's `$recursiveAnchor`: dropped",
+                )
+            )
+        self.anchors.append(here)
+        if anchored:
+            self.recursive.append(here)
+        try:
+            self._children(schema, here)
+        finally:
+            self.anchors.pop()
+            if anchored:
+                self.recursive.pop()
+        self._fix(schema, here)
+
+    def _children(self, schema: dict[str, Any], here: str) -> None:
+        from .upgrade import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
+
+        for keyword in SCHEMA_MAPS:
+            value = schema.get(keyword)
+            if isinstance(value, dict):
+                for name, sub in list(value.items()):
+                    self.schema(sub, join_pointer(here, keyword, str(name)))
+        for keyword in SCHEMA_LISTS:
+            value = schema.get(keyword)
+            if isinstance(value, list):
+                for index, sub in enumerate(value):
+                    self.schema(sub, join_pointer(here, keyword, index))
+        for keyword in SCHEMA_ONE:
+            if isinstance(schema.get(keyword), dict):
+                self.schema(schema[keyword], join_pointer(here, keyword))
+
+    def _fix(self, schema: dict[str, Any], here: str) -> None:
+        if "$recursiveRef" in schema:
+            target = (self.recursive or self.anchors)[0]
+            del schema["$recursiveRef"]
+            schema["$ref"] = "#" + target
+            self.repairs.append(
+                (
+                    join_pointer(here, "$recursiveRef"),
+                    "schema-repair",
+                    f"2019-09's `$recursiveRef`: read as $ref {target}",
+                )
+            )
+        required = schema.get("required")
+        if isinstance(required, list) and len(set(map(str, required))) != len(required):
+            seen: list[Any] = []
+            for name in required:
+                if name not in seen:
+                    seen.append(name)
+            required[:] = seen
+            self.repairs.append(
+                (
+                    join_pointer(here, "required"),
+                    "schema-repair",
+                    "`required` lists a name twice: once kept",
+                )
+            )
+        if self.leftovers:
+            self._leftovers(schema, here)
+        self._types(schema, here)
+        for keyword, check in VALUE_CHECKS.items():
+            if keyword in schema and not check(schema[keyword]):
+                del schema[keyword]
+                self.repairs.append(
+                    (
+                        join_pointer(here, keyword),
+                        "schema-repair",
+                        f"`{keyword}` has a value of the wrong type: dropped",
+                    )
+                )
+        if "default" in schema:
+            self._default(schema, here)
+        if self.leftovers:
+            self._nullable(schema, here)
+
+    def _default(self, schema: dict[str, Any], here: str) -> None:
+        """A `default` its own schema refuses: converted when that is unambiguous ("false" for
+        a boolean, "3" for an integer, 3 for a string), else dropped (the generated model
+        would not type-check with it, nor validate its own default)."""
+        value = schema["default"]
+        kind = schema.get("type")
+        kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
+        checks = [JSON_TYPES[k] for k in kinds if k in JSON_TYPES]
+        enum = schema.get("enum")
+        fits = (not checks or any(check(value) for check in checks)) and (
+            not isinstance(enum, list) or value in enum
+        )
+        if fits:
+            return
+        converted = _convert(value, [k for k in kinds if k in JSON_TYPES])
+        at = join_pointer(here, "default")
+        if converted is not _NOTHING and (not isinstance(enum, list) or converted in enum):
+            schema["default"] = converted
+            self.repairs.append(
+                (at, "default", f"default {value!r} does not fit its schema: read as {converted!r}")
+            )
+        else:
+            del schema["default"]
+            self.repairs.append(
+                (at, "default", f"default {value!r} does not fit its schema: dropped")
+            )
+
+    def _types(self, schema: dict[str, Any], here: str) -> None:
+        """`type: file` (Swagger 2) read as binary (any other unknown type stays an error)."""
+        kind = schema.get("type")
+        kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
+        if "file" in kinds:
+            self.repairs.append(
+                (
+                    join_pointer(here, "type"),
+                    "schema-repair",
+                    "Swagger 2's `type: file`: a binary string",
+                )
+            )
+            self.file(schema, None)
+
+    def _leftovers(self, schema: dict[str, Any], here: str) -> None:
+        """3.0 forms in a 3.1 document."""
+        if isinstance(schema.get("items"), list):
+            self.repairs.append(
+                (
+                    join_pointer(here, "items"),
+                    "schema-repair",
+                    "a list of `items`: read as `prefixItems`",
+                )
+            )
+            _put(schema, "items", "prefixItems", schema["items"])
+        for exclusive, inclusive in (
+            ("exclusiveMinimum", "minimum"),
+            ("exclusiveMaximum", "maximum"),
+        ):
+            if isinstance(schema.get(exclusive), bool):
+                self.repairs.append(
+                    (
+                        join_pointer(here, exclusive),
+                        "schema-repair",
+                        f"3.0's boolean `{exclusive}`: read as 3.0 did",
+                    )
+                )
+                self.bounds(schema, exclusive, inclusive)
+
+    def _nullable(self, schema: dict[str, Any], here: str) -> None:
+        """3.0's `nullable` in a 3.1 document (last: it may wrap the schema in `anyOf`)."""
+        for flag in ("nullable", "x-nullable"):
+            if flag in schema:
+                self.repairs.append(
+                    (
+                        join_pointer(here, flag),
+                        "schema-repair",
+                        f"3.0's `{flag}`: read as type [..., 'null']",
+                    )
+                )
+        self.nullable(schema, here)
+
+
+_NOTHING: Any = object()
+
+
+def _convert(value: Any, kinds: list[str]) -> Any:
+    """`value` as the first of `kinds` it reads as without guessing, else _NOTHING."""
+    text = str(value).strip() if isinstance(value, (str, int, float)) else None
+    for kind in kinds:
+        if kind == "boolean" and text is not None and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        if kind == "integer" and text is not None and re.fullmatch(r"[-+]?\d+(\.0*)?", text):
+            return int(float(text)) if "." in text else int(text)
+        if kind == "number" and text is not None and not isinstance(value, bool):
+            try:
+                number = float(text)
+            except ValueError:
+                continue
+            return int(number) if number.is_integer() and "." not in text else number
+        if kind == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        if kind == "null" and value in ("null", "None", ""):
+            return None
+    return _NOTHING
+
+
+def repair(
+    document: dict[str, Any], source_version: str
+) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """Repair `document` (already upgraded when it was 3.0) in place; return the moved pointers
+    (new -> old) and the repairs made (pointer, rule id, message). 3.0 forms are repaired only when the
+    document was written as 3.1 (an upgraded 3.0 document has none left)."""
+    leftovers = not is_30({"openapi": source_version})
+    fixer = Repairer(document, leftovers)
+    version = document.get("openapi")
+    fixer.run()
+    if version is not None:
+        document["openapi"] = version  # run() stamps 3.1.0; keep what the author wrote
+    return fixer.moved, fixer.repairs + path_parameters(document)
+
+
+def path_parameters(document: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Path parameters as FastAPI needs them: one not marked `required: true` is required (a
+    path has no optional parts); a `{placeholder}` no parameter declares becomes a string
+    parameter of each operation. Each a `parameter-repair` warning."""
+    out: list[tuple[str, str, str]] = []
+    fixed: set[int] = set()
+    paths = document.get("paths")
+    for path, item in paths.items() if isinstance(paths, dict) else ():
+        item_at = join_pointer("/paths", str(path))
+        if not isinstance(item, dict):
+            continue
+        shared = _declared(document, item, item_at, fixed, out)
+        for method in OPERATION_KEYS:
+            op = item.get(method)
+            if not isinstance(op, dict):
+                continue
+            at = join_pointer(item_at, method)
+            declared = shared | _declared(document, op, at, fixed, out)
+            missing = [n for n in re.findall(r"{([^}]+)}", str(path)) if n not in declared]
+            for name in dict.fromkeys(missing):
+                params = op.setdefault("parameters", [])
+                if not isinstance(params, list):
+                    break
+                params.append(
+                    {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                )
+                message = f"path parameter {name!r} is in the path but not declared: a string"
+                out.append((at, "parameter-repair", message))
+    return out
+
+
+def _declared(
+    document: dict[str, Any],
+    holder: dict[str, Any],
+    here: str,
+    fixed: set[int],
+    out: list[tuple[str, str, str]],
+) -> set[str]:
+    """The path parameters `holder` declares, each made required (reported once)."""
+    names: set[str] = set()
+    params = holder.get("parameters")
+    for index, raw in enumerate(params if isinstance(params, list) else []):
+        at = join_pointer(here, "parameters", index)
+        param = raw
+        if isinstance(raw, dict) and isinstance(raw.get("$ref"), str):
+            at = raw["$ref"][1:]
+            param = deref(document, raw)
+        if not isinstance(param, dict) or param.get("in") != "path":
+            continue
+        names.add(str(param.get("name")))
+        if param.get("required") is not True and id(param) not in fixed:
+            fixed.add(id(param))
+            param["required"] = True
+            message = "a path parameter is always required: read as `required: true`"
+            out.append((at, "parameter-repair", message))
+    return names
