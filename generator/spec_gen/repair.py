@@ -39,7 +39,8 @@ from typing import Any
 
 from .pointer import join_pointer
 from .rules_core import JSON_TYPES, deref
-from .upgrade import OPERATION_KEYS, Upgrader, _put, is_30
+from .upgrade import Upgrader, _put, is_30
+from .walk import METHODS as OPERATION_KEYS
 
 
 def _number(value: Any) -> bool:

@@ -14,8 +14,8 @@ from .errors import at
 from .findings import RawFinding
 from .naming import is_pascal_identifier, is_snake_identifier
 from .pointer import join_pointer, resolve_pointer
+from .walk import METHODS
 
-METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 # extension -> allowed values; every operation must carry each one (set by the project, e.g.
 # operation-extensions = { x-tier = ["read", "write"], x-pagination = ["page", "none"] })
 DEFAULT_EXTENSIONS: dict[str, tuple[str, ...]] = {}

@@ -43,7 +43,7 @@ SCHEMA_ONE = (
     "unevaluatedItems",
     "additionalItems",
 )
-OPERATION_KEYS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+from .walk import METHODS as OPERATION_KEYS
 
 
 def is_30(document: Any) -> bool:

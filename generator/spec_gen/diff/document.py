@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..load import resolve_pointer
-from .model import HTTP_METHODS
+from ..walk import METHODS as HTTP_METHODS
 
 MAX_DEPTH = 64  # schema nesting followed before giving up (recursion is also cut by $ref)
 

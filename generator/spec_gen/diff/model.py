@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ..diff_rules import LEVELS, RULES, Level
-
-HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+from ..walk import METHODS as HTTP_METHODS
 
 
 @dataclass(frozen=True)

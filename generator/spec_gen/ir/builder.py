@@ -7,11 +7,12 @@ from typing import Any
 
 from ..errors import at
 from ..naming import pascal, snake
+from ..pointer import escape_pointer_token as escape
+from ..walk import METHODS as HTTP_METHODS
 from .model import Api, Operation, Tag, WebhookOperation
 from .names import OPERATION_RESERVED, identifier, module_identifier, unique
-from .nodes import HTTP_METHODS, extensions, requirements, security_scheme, server
+from .nodes import extensions, requirements, security_scheme, server
 from .parts import Parts
-from .schemas import escape
 
 __all__ = ["HTTP_METHODS", "Builder"]
 

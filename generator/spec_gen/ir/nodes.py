@@ -10,7 +10,6 @@ from .model import MISSING, Requirement, SecurityScheme, Server
 
 # statuses HTTP forbids a body for (1XX too): their `content` is ignored (rule `no-body-status`)
 NO_BODY = frozenset({"204", "205", "304"})
-HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 
 def extensions(node: dict[str, Any]) -> dict[str, Any]:

@@ -14,13 +14,10 @@ from typing import Any
 
 from ..errors import at
 from ..naming import pascal
+from ..pointer import escape_pointer_token as escape
 from .names import class_name
 
 SCHEMA_REF = "#/components/schemas/"
-
-
-def escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def rewrite_refs(node: Any, renames: dict[str, str]) -> Any:
