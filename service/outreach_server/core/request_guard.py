@@ -115,6 +115,9 @@ class RequestGuard:
             await _answer(send, 413, f"Request body too large (limit {self.max_body_bytes} bytes)")
             return
         problem = bad_escape(body)
+        if problem is None and body.strip() == b"null" and _is_json(headers):
+            # every request body of the spec is an object: a JSON null is not "no body"
+            problem = "Input should be a valid object, not null"
         if problem is not None:
             await _answer(send, 422, [{"loc": ["body"], "msg": problem, "type": "value_error"}])
             return
@@ -151,6 +154,11 @@ class RequestGuard:
             await send(message)
 
         return wrapped
+
+
+def _is_json(headers: list[tuple[bytes, bytes]]) -> bool:
+    content_type = next((v for k, v in headers if k == b"content-type"), b"")
+    return b"json" in content_type.lower()
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:
