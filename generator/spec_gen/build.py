@@ -144,6 +144,7 @@ def _render(
     from .ir import build_ir
     from .targets import Target
     from .targets.client import render_client
+    from .targets.client_models import split_models
     from .targets.docs import HTML_PAGE, render_docs
     from .targets.models import generate_models, model_names, models_document
     from .targets.server import render_server
@@ -177,7 +178,8 @@ def _render(
         files[f"server/{name}"] = content
     env_prefix = client_env_prefix(config)
     testing = client_testing_context(config, api, env_prefix)
-    for name, content in render_client(client, api, known, env_prefix, testing).items():
+    client_files, model_uses = render_client(client, api, known, env_prefix, testing)
+    for name, content in client_files.items():
         files[f"client/{name}"] = content
     for name, content in render_docs(server, api, docs_settings(config)).items():
         files[f"docs/{name}"] = content
@@ -194,7 +196,12 @@ def _render(
     if ("EmailStr" in models_source) != uses_email:
         raise RuntimeError("email fields: the models and the dependency list disagree")
     files[f"server/{config.server_package}/models.py"] = models_source
-    files[f"client/{config.client_package}/models.py"] = models_source
+    modules, homes = split_models(models_source, model_uses)
+    for module, content in modules.items():
+        files[f"client/{config.client_package}/models/{module}.py"] = content
+    files[f"client/{config.client_package}/models/__init__.py"] = client.render(
+        "client/models_init.py.j2", **client.context(api), homes=homes
+    )
     return format_python(files)
 
 

@@ -13,15 +13,13 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, cast
+from typing import Any, Generic, ParamSpec, TypeVar, cast
 
+from ._http import httpx
 from .auth import PRIMARY_CREDENTIAL, authenticate
 from .errors import APIConnectionError, APIError, APIStatusError, APITimeoutError, error_for
 from .pacing import RATE_LIMITS, RETRY_STATUSES, Pacer, retry_after, retry_delay
 from .wire import Payload, cookie_header, query_pairs, scalar
-
-if TYPE_CHECKING:  # imported when a client is made, so that importing the package stays cheap
-    import httpx
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -286,8 +284,6 @@ class SyncAPIClient(_RequestBuilder):
     """Sends requests with httpx, retrying and pacing as configured."""
 
     def __init__(self, *, http_client: httpx.Client | None = None, **options: Any) -> None:
-        import httpx
-
         super().__init__(**options)
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(timeout=self.timeout)
@@ -297,8 +293,6 @@ class SyncAPIClient(_RequestBuilder):
             self._http.close()
 
     def _call(self, request: Request, parser: Callable[[httpx.Response], T]) -> T:
-        import httpx
-
         method, url, params, headers, send = self._build(request)
         retries = self._retries_for(request)
         attempt = 0
@@ -323,8 +317,6 @@ class AsyncAPIClient(_RequestBuilder):
     """Sends requests with httpx's async client, retrying and pacing as configured."""
 
     def __init__(self, *, http_client: httpx.AsyncClient | None = None, **options: Any) -> None:
-        import httpx
-
         super().__init__(**options)
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(timeout=self.timeout)
@@ -335,8 +327,6 @@ class AsyncAPIClient(_RequestBuilder):
 
     async def _call(self, request: Request, parser: Callable[[httpx.Response], T]) -> T:
         import asyncio
-
-        import httpx
 
         method, url, params, headers, send = self._build(request)
         retries = self._retries_for(request)
@@ -361,8 +351,6 @@ class AsyncAPIClient(_RequestBuilder):
 
 
 def _transport_error(exc: httpx.TransportError) -> APIError:
-    import httpx
-
     if isinstance(exc, httpx.TimeoutException):
         return APITimeoutError(f"request timed out: {exc}")
     return APIConnectionError(f"connection error: {exc}")

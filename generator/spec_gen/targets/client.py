@@ -291,8 +291,11 @@ def models_used(view: ClientOp, known: set[str]) -> set[str]:
 
 def render_client(
     target: Target, api: Api, known: set[str], env_prefix: str, testing: dict[str, Any] | None
-) -> dict[str, str]:
-    """Every file of the client but models.py (the API layer's models, shared)."""
+) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """Every file of the client but its models, and the model classes each module names.
+
+    The models come from the API layer's models module, split by `client_models` along
+    the second value (resource module or `webhooks` -> the classes it imports)."""
     pkg = target.package
     table = schemes(api, env_prefix)
     views = client_views(api, known, env_prefix)
@@ -330,6 +333,7 @@ def render_client(
         f"{pkg}/wire.py": target.render("client/wire.py.j2", **ctx),
         f"{pkg}/pacing.py": target.render("client/pacing.py.j2", **ctx),
         f"{pkg}/auth.py": target.render("client/auth.py.j2", **ctx),
+        f"{pkg}/_http.py": target.render("client/_http.py.j2", **ctx),
         f"{pkg}/base.py": target.render("client/base.py.j2", **ctx),
         f"{pkg}/pagination.py": target.render("client/pagination.py.j2", **ctx),
         f"{pkg}/client.py": target.render("client/client.py.j2", **ctx),
@@ -338,6 +342,7 @@ def render_client(
     }
     if testing is not None:
         files[f"{pkg}/testing.py"] = target.render("client/testing.py.j2", **ctx)
+    uses: dict[str, set[str]] = {}
     for root in roots:
         used: set[str] = set()
         root_views = [views[op.operation_id] for ns in root.all() for op in ns.operations]
@@ -351,9 +356,12 @@ def render_client(
             root_overload=any(v.required_fields for v in root_views),
             root_literal=any("Literal[" in f.annotation for v in root_views for f in v.fields),
         )
+        uses[root.module] = used & known
     if webhook is not None:
         files[f"{pkg}/webhooks.py"] = target.render("client/webhooks.py.j2", **ctx)
-    return files
+        if webhook.body is not None and webhook.body.model in known:
+            uses.setdefault("webhooks", set()).add(webhook.body.model)
+    return files, uses
 
 
 def example_call(api: Api, view: ClientOp, client: str = "client") -> str:
