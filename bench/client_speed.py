@@ -13,13 +13,18 @@ In ONE run, side by side:
    both alike; the table shows the median microseconds per call.
 2. Import time, each as a fresh process, repeated and interleaved:
    `import outreach_client`, `from outreach_client import Client`, and a client made plus its
-   first namespace touched (which loads the models), against openapi-python-client's client
-   generated from the same bundled spec (its package import, and its `Client` plus the module
-   of the same operation, `api.contacts.get_contact`). Each row subtracts `python -c pass`.
+   first namespace touched, against openapi-python-client's client generated from the same
+   bundled spec (its package import, and its `Client` plus the module of the same operation,
+   `api.contacts.get_contact`). Each row subtracts `python -c pass`.
+3. Import -> first answered call (`imports.first_call`), each a fresh process timing itself
+   from its first import to the parsed answer of `GET /contacts/1` on an httpx MockTransport
+   (so only client CPU counts; interpreter start excluded), rounds interleaved: this client
+   (imported before httpx, and after it), openapi-python-client's `get_contact.sync_detailed`,
+   and raw httpx `.get().json()`. Also how many pydantic model classes each process built and
+   whether httpx's CLI extras (click, rich) were imported.
 
 Writes bench/results/client_speed.json. Run with the project's venv active:
-`python bench/client_speed.py`. openapi-python-client is installed into bench/.venvs/opc
-(shared with build_speed.py) on first use.
+`python bench/client_speed.py`. openapi-python-client is the dev extra's.
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -40,9 +47,6 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 RESULTS = BENCH / "results" / "client_speed.json"
-sys.path.insert(0, str(BENCH))
-
-from build_speed import OPC_VENV, setup_opc
 
 
 def log(message: str) -> None:
@@ -66,7 +70,13 @@ def call_overhead(rounds: int, calls: int) -> dict[str, Any]:
 
     with (
         tempfile.TemporaryDirectory() as tmp,
-        start_outreach_server(Path(tmp), rate_limits=(1_000_000, 100_000_000)) as server,
+        start_outreach_server(
+            Path(tmp),
+            env={
+                "OUTREACH_RATE_LIMIT_PER_SECOND": "1000000",
+                "OUTREACH_RATE_LIMIT_PER_MINUTE": "100000000",
+            },
+        ) as server,
     ):
         url = f"{server.base_url}/contacts/1"
         headers = {"Authorization": f"Bearer {server.api_key}"}
@@ -125,17 +135,18 @@ def call_overhead(rounds: int, calls: int) -> dict[str, Any]:
         "ratio_over_http": medians["client"] / medians["raw"],
         "overhead_us_offline": medians["client_offline"] - medians["raw_offline"],
         "ratio_offline": medians["client_offline"] / medians["raw_offline"],
+        "body": body.decode(),
     }
 
 
-# -- import time -----------------------------------------------------------------------------
+# -- import time and the first call ---------------------------------------------------------
 
 
 def generate_opc_client(workdir: Path) -> tuple[Path, str]:
     """openapi-python-client's client for the bundled spec: (directory to put on sys.path, package)."""
-    setup = setup_opc(sys.executable)
-    if setup.exe is None:
-        raise SystemExit(f"openapi-python-client unavailable: {setup.error}")
+    exe = shutil.which("openapi-python-client", path=str(Path(sys.executable).parent))
+    if exe is None:
+        raise SystemExit("openapi-python-client unavailable: install the dev extra")
     spec = workdir / "openapi.yaml"
     spec.write_text(
         subprocess.run(
@@ -147,7 +158,7 @@ def generate_opc_client(workdir: Path) -> tuple[Path, str]:
     out = workdir / "opc_outreach"
     done = subprocess.run(
         [
-            str(setup.exe),
+            exe,
             "generate",
             "--path",
             str(spec),
@@ -167,14 +178,95 @@ def generate_opc_client(workdir: Path) -> tuple[Path, str]:
     return workdir, "opc_outreach"
 
 
-def import_times(repeat: int) -> dict[str, Any]:
+# Each script runs in a fresh process and prints the milliseconds from its first import to
+# the first answered call (interpreter start excluded), then how many pydantic model classes
+# the process built (openapi-python-client's models are attrs classes: 0 there).
+_PROLOGUE = "import time; _t0 = time.perf_counter()\n"
+_EPILOGUE = """
+_ms = (time.perf_counter() - _t0) * 1000
+import sys
+_built = 0
+if "pydantic" in sys.modules:
+    from pydantic import BaseModel, RootModel
+    _todo = [BaseModel]
+    while _todo:
+        _cls = _todo.pop()
+        for _sub in _cls.__subclasses__():
+            _todo.append(_sub)
+            _built += _sub.__module__.split(".")[0] not in ("pydantic",)
+print(_ms, _built, "click" in sys.modules or "rich" in sys.modules)
+"""
+_MOCK = (
+    "httpx.MockTransport(lambda request: httpx.Response(200, content=BODY, "
+    "headers={'content-type': 'application/json'}))"
+)
+FIRST_CALL: dict[str, str] = {
+    # the generated client imported first: it imports httpx without the CLI extras
+    "outreach_client": f"""
+from outreach_client import Client
+import httpx
+client = Client(api_key="k", base_url="http://h/api/v1", http_client=httpx.Client(transport={_MOCK}))
+client.contacts.get(contact_id=1)
+""",
+    # the same, but the program imported httpx first (httpx then loads its CLI extras itself)
+    "outreach_client_httpx_first": f"""
+import httpx
+from outreach_client import Client
+client = Client(api_key="k", base_url="http://h/api/v1", http_client=httpx.Client(transport={_MOCK}))
+client.contacts.get(contact_id=1)
+""",
+    "openapi_python_client": f"""
+from opc_outreach import AuthenticatedClient
+from opc_outreach.api.contacts import get_contact
+import httpx
+client = AuthenticatedClient(base_url="http://h", token="k")
+client.set_httpx_client(httpx.Client(base_url="http://h", transport={_MOCK}))
+assert get_contact.sync_detailed(client=client, contact_id=1).parsed is not None
+""",
+    "raw_httpx": f"""
+import httpx
+http = httpx.Client(transport={_MOCK})
+http.get("http://h/api/v1/contacts/1", headers={{"Authorization": "Bearer k"}}).json()
+""",
+}
+
+
+def first_call(repeat: int, body: bytes, cwd: Path) -> dict[str, Any]:
+    """Import -> first answered call (MockTransport), fresh processes, rounds interleaved."""
+    scripts = {
+        name: f"BODY = {body!r}\n{_PROLOGUE}{code}{_EPILOGUE}" for name, code in FIRST_CALL.items()
+    }
+    samples: dict[str, list[float]] = {name: [] for name in scripts}
+    built: dict[str, int] = {}
+    cli: dict[str, bool] = {}
+    for run in range(repeat + 1):
+        for name, script in scripts.items():
+            done = subprocess.run(
+                [sys.executable, "-c", script], check=True, cwd=cwd, capture_output=True, text=True
+            )
+            ms, count, extras = done.stdout.split()
+            built[name], cli[name] = int(count), extras == "True"
+            if run:  # the first round warms the file cache
+                samples[name].append(float(ms))
+    medians = {name: statistics.median(v) for name, v in samples.items()}
+    ours = medians["outreach_client"]
+    return {
+        "median_ms": medians,
+        "samples_ms": samples,
+        "target_ms": 150,
+        "ours_over_openapi_python_client": ours / medians["openapi_python_client"],
+        "ours_over_raw_httpx": ours / medians["raw_httpx"],
+        "models_built": built,
+        "cli_extras_imported": cli,
+    }
+
+
+def import_times(repeat: int, body: bytes) -> dict[str, Any]:
     ours = sys.executable
-    opc_python = str(OPC_VENV / "bin" / "python")
     with tempfile.TemporaryDirectory() as tmp:
         path, pkg = generate_opc_client(Path(tmp))
         rows: dict[str, tuple[str, list[str]]] = {
             "python -c pass (ours)": (ours, ["-c", "pass"]),
-            "python -c pass (opc venv)": (opc_python, ["-c", "pass"]),
             "import outreach_client": (ours, ["-c", "import outreach_client"]),
             "from outreach_client import Client": (
                 ours,
@@ -187,9 +279,9 @@ def import_times(repeat: int) -> dict[str, Any]:
                     "from outreach_client import Client; Client(api_key='k', base_url='http://h/api/v1').contacts",
                 ],
             ),
-            f"import {pkg} (openapi-python-client)": (opc_python, ["-c", f"import {pkg}"]),
+            f"import {pkg} (openapi-python-client)": (ours, ["-c", f"import {pkg}"]),
             f"{pkg}: Client() + api.contacts.get_contact": (
-                opc_python,
+                ours,
                 [
                     "-c",
                     f"from {pkg} import Client; Client(base_url='http://h'); import {pkg}.api.contacts.get_contact",
@@ -203,14 +295,15 @@ def import_times(repeat: int) -> dict[str, Any]:
                 subprocess.run([python, *args], check=True, cwd=path)
                 if run:  # the first round warms the file cache
                     times[name].append(time.perf_counter() - start)
+        calls = first_call(repeat, body, path)
     medians = {name: statistics.median(v) * 1000 for name, v in times.items()}
-    base_ours, base_opc = medians["python -c pass (ours)"], medians["python -c pass (opc venv)"]
+    base = medians["python -c pass (ours)"]
     net = {
-        name: value - (base_opc if "openapi-python-client" in name or pkg in name else base_ours)
+        name: value - base
         for name, value in medians.items()
         if not name.startswith("python -c pass")
     }
-    return {"median_ms": medians, "net_ms": net}
+    return {"median_ms": medians, "net_ms": net, "first_call": calls}
 
 
 def main() -> None:
@@ -219,10 +312,12 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
+    load_before = os.getloadavg()
     log("call overhead ...")
     overhead = call_overhead(args.rounds, args.calls)
-    log("import times ...")
-    imports = import_times(args.repeat)
+    body = overhead.pop("body").encode()
+    log("import times and first calls ...")
+    imports = import_times(args.repeat, body)
     m = overhead["median_us"]
     print("| call (GET /api/v1/contacts/1) | median µs per call |")
     print("|---|---|")
@@ -243,6 +338,19 @@ def main() -> None:
     for name, value in imports["median_ms"].items():
         net = imports["net_ms"].get(name)
         print(f"| `{name}` | {value:.0f} | {'' if net is None else f'{net:.0f}'} |")
+    first = imports["first_call"]
+    print(
+        "\n| import -> first answered call (MockTransport, fresh process) | median ms | model classes built | httpx CLI extras imported |"
+    )
+    print("|---|---|---|---|")
+    for name, value in first["median_ms"].items():
+        print(
+            f"| {name} | {value:.0f} | {first['models_built'][name]} | {first['cli_extras_imported'][name]} |"
+        )
+    print(
+        f"\nours / openapi-python-client: ×{first['ours_over_openapi_python_client']:.2f}; "
+        f"ours / raw httpx: ×{first['ours_over_raw_httpx']:.2f} (target {first['target_ms']} ms)"
+    )
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(
         json.dumps(
@@ -250,6 +358,8 @@ def main() -> None:
                 "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                 "machine": platform.platform(),
                 "python": platform.python_version(),
+                "cpus": os.cpu_count(),
+                "load_average": {"before": load_before, "after": os.getloadavg()},
                 "args": vars(args),
                 "call_overhead": overhead,
                 "imports": imports,

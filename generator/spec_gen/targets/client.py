@@ -66,6 +66,17 @@ class ClientOp:
     namespace: tuple[str, ...] = ()  # client.<namespace...>.<method>: safe, unique names
     method: str = ""
     fields: list[BodyField] = field(default_factory=list)  # the body's fields as keywords
+    accept_arg: str | None = None  # the keyword choosing one of several answer media types
+    stream_method: str | None = None  # `<method>_stream`: the answer read incrementally
+
+    @property
+    def accepts(self) -> tuple[str, ...]:
+        """The success answer's media types when there are several (sent as `Accept`)."""
+        return client_wire.accepts(self.op.success)
+
+    @property
+    def accept_annotation(self) -> str:
+        return "Literal[" + ", ".join(repr(m) for m in self.accepts) + "] | None"
 
     @property
     def required_fields(self) -> list[BodyField]:
@@ -146,6 +157,12 @@ class ClientOp:
                 out.append(f"{f.py_name}: {f.description or 'the body field ' + repr(f.name)}")
             if self.content_type_arg:
                 out.append(f"{self.content_type_arg}: the media type to send (default: by value).")
+        if self.accept_arg:
+            out.append(
+                f"{self.accept_arg}: the media type to ask for (default: any of "
+                + ", ".join(self.accepts)
+                + "); the answer is decoded by its Content-Type."
+            )
         return out
 
     @property
@@ -189,8 +206,35 @@ def client_views(api: Api, known: set[str], env_prefix: str = "") -> dict[str, C
         taken = {"self", "body", *(p.py_name for p in op.params)}
         taken |= {name for name in (view.token_param, view.content_type_arg) if name}
         view.fields = body_fields(api, op, taken, known)
+        if view.accepts:
+            taken |= {f.py_name for f in view.fields}
+            view.accept_arg = unique_name("accept", taken, "response_")
         views[op.operation_id] = view
+    _stream_methods(views)
     return views
+
+
+def unique_name(name: str, taken: set[str], prefix: str) -> str:
+    while name in taken:
+        name = prefix + name
+    return name
+
+
+def _stream_methods(views: dict[str, ClientOp]) -> None:
+    """`<method>_stream` for answers of bytes or text, unique in its namespace."""
+    taken: dict[tuple[str, ...], set[str]] = {}
+    for view in views.values():
+        taken.setdefault(view.namespace, set()).add(view.method)
+        for depth in range(1, len(view.namespace)):  # child namespaces are attributes too
+            taken.setdefault(view.namespace[:depth], set()).add(view.namespace[depth])
+    for view in views.values():
+        if client_wire.streams(view.op.success) and view.page is None:
+            names = taken[view.namespace]
+            name = view.method + "_stream"
+            while name in names:
+                name += "_"
+            names.add(name)
+            view.stream_method = name
 
 
 def namespaces(
@@ -354,7 +398,11 @@ def render_client(
             root=root,
             models=sorted(used & known),
             root_overload=any(v.required_fields for v in root_views),
-            root_literal=any("Literal[" in f.annotation for v in root_views for f in v.fields),
+            root_literal=any(
+                v.accept_arg or any("Literal[" in f.annotation for f in v.fields)
+                for v in root_views
+            ),
+            root_stream=any(v.stream_method for v in root_views),
         )
         uses[root.module] = used & known
     if webhook is not None:

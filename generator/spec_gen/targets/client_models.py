@@ -36,8 +36,6 @@ def _defined(stmt: ast.stmt) -> list[str]:
         return [t.id for t in stmt.targets if isinstance(t, ast.Name)]
     if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
         return [stmt.target.id]
-    if isinstance(stmt, ast.TypeAlias) and isinstance(stmt.name, ast.Name):
-        return [stmt.name.id]
     return []
 
 

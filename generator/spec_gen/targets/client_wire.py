@@ -129,6 +129,18 @@ def raw_result(response: Response) -> tuple[str, str] | None:
     return None
 
 
+def accepts(response: Response) -> tuple[str, ...]:
+    """The media types of a success answer, when it has several (the client's `Accept`)."""
+    media = tuple(dict.fromkeys(m.content_type for m in getattr(response, "media", ())))
+    return media if len(media) > 1 else ()
+
+
+def streams(response: Response) -> bool:
+    """A success answer of bytes or text (possibly large, possibly streamed by the server):
+    the client also offers `<method>_stream()`, read incrementally."""
+    return getattr(response, "raw_media", None) is not None
+
+
 def body_doc(body: Body | None) -> str:
     """`Model, or plain data validated into it` (JSON only), else what each media type takes."""
     media = body_media(body)
