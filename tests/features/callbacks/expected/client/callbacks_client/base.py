@@ -404,7 +404,8 @@ class _StreamBase:
     @property
     def content_type(self) -> str:
         """The answer's media type, without parameters (e.g. `text/csv`)."""
-        return self.response.headers.get("content-type", "").split(";")[0].strip()
+        value: str = self.response.headers.get("content-type", "")
+        return value.split(";")[0].strip()
 
 
 class Stream(_StreamBase):

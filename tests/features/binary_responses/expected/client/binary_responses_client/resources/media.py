@@ -3,10 +3,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from .. import wire as _wire
-from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
+from ..base import (
+    AsyncStream,
+    Request,
+    Stream,
+    async_to_raw_response_wrapper,
+    to_raw_response_wrapper,
+)
 from ..models import GetReportResponse
 
 if TYPE_CHECKING:
@@ -35,6 +41,21 @@ class MediaResource:
             lambda response: response.content,
         )
 
+    def get_avatar_stream(
+        self,
+        user_id: int | str,
+    ) -> Stream:
+        """`get_avatar`, its answer read incrementally: `with ... as stream: for chunk in stream.iter_bytes()`.
+
+        The request is sent when the block is entered (errors raise there); `iter_text()`,
+        `iter_lines()` and `read()` read the body as text, by line, or the rest at once."""
+        return self._client._stream(
+            Request(
+                "GET",
+                f"/avatars/{_wire.path_param(user_id)}",
+            ),
+        )
+
     def get_readme(
         self,
     ) -> str:
@@ -48,6 +69,20 @@ class MediaResource:
                 "/readme",
             ),
             lambda response: response.text,
+        )
+
+    def get_readme_stream(
+        self,
+    ) -> Stream:
+        """`get_readme`, its answer read incrementally: `with ... as stream: for chunk in stream.iter_bytes()`.
+
+        The request is sent when the block is entered (errors raise there); `iter_text()`,
+        `iter_lines()` and `read()` read the body as text, by line, or the rest at once."""
+        return self._client._stream(
+            Request(
+                "GET",
+                "/readme",
+            ),
         )
 
     def export_rows(
@@ -65,22 +100,60 @@ class MediaResource:
             lambda response: response.text,
         )
 
+    def export_rows_stream(
+        self,
+    ) -> Stream:
+        """`export_rows`, its answer read incrementally: `with ... as stream: for chunk in stream.iter_bytes()`.
+
+        The request is sent when the block is entered (errors raise there); `iter_text()`,
+        `iter_lines()` and `read()` read the body as text, by line, or the rest at once."""
+        return self._client._stream(
+            Request(
+                "GET",
+                "/export",
+            ),
+        )
+
     def get_report(
         self,
+        *,
+        accept: Literal["application/json", "application/pdf"] | None = None,
     ) -> GetReportResponse | bytes:
         """get_report
 
         GET /report
+
+        Args:
+            accept: the media type to ask for (default: any of application/json,
+                application/pdf); the answer is decoded by its Content-Type.
         """
         return self._client._call(
             Request(
                 "GET",
                 "/report",
+                accept=accept or "application/json, application/pdf",
             ),
             lambda response: (
                 GetReportResponse.model_validate_json(response.content)
                 if _wire.is_json(response)
                 else response.content
+            ),
+        )
+
+    def get_report_stream(
+        self,
+        *,
+        accept: Literal["application/json", "application/pdf"] | None = None,
+    ) -> Stream:
+        """`get_report`, its answer read incrementally: `with ... as stream: for chunk in stream.iter_bytes()`.
+
+        The request is sent when the block is entered (errors raise there); `iter_text()`,
+        `iter_lines()` and `read()` read the body as text, by line, or the rest at once."""
+        return self._client._stream(
+            Request(
+                "GET",
+                "/report",
+                accept=accept or "application/json, application/pdf",
             ),
         )
 
@@ -107,6 +180,21 @@ class AsyncMediaResource:
             lambda response: response.content,
         )
 
+    def get_avatar_stream(
+        self,
+        user_id: int | str,
+    ) -> AsyncStream:
+        """`get_avatar`, its answer read incrementally: `async with ... as stream: async for chunk in stream.aiter_bytes()`.
+
+        The request is sent when the block is entered (errors raise there); `iter_text()`,
+        `iter_lines()` and `read()` read the body as text, by line, or the rest at once."""
+        return self._client._stream(
+            Request(
+                "GET",
+                f"/avatars/{_wire.path_param(user_id)}",
+            ),
+        )
+
     async def get_readme(
         self,
     ) -> str:
@@ -120,6 +208,20 @@ class AsyncMediaResource:
                 "/readme",
             ),
             lambda response: response.text,
+        )
+
+    def get_readme_stream(
+        self,
+    ) -> AsyncStream:
+        """`get_readme`, its answer read incrementally: `async with ... as stream: async for chunk in stream.aiter_bytes()`.
+
+        The request is sent when the block is entered (errors raise there); `iter_text()`,
+        `iter_lines()` and `read()` read the body as text, by line, or the rest at once."""
+        return self._client._stream(
+            Request(
+                "GET",
+                "/readme",
+            ),
         )
 
     async def export_rows(
@@ -137,22 +239,60 @@ class AsyncMediaResource:
             lambda response: response.text,
         )
 
+    def export_rows_stream(
+        self,
+    ) -> AsyncStream:
+        """`export_rows`, its answer read incrementally: `async with ... as stream: async for chunk in stream.aiter_bytes()`.
+
+        The request is sent when the block is entered (errors raise there); `iter_text()`,
+        `iter_lines()` and `read()` read the body as text, by line, or the rest at once."""
+        return self._client._stream(
+            Request(
+                "GET",
+                "/export",
+            ),
+        )
+
     async def get_report(
         self,
+        *,
+        accept: Literal["application/json", "application/pdf"] | None = None,
     ) -> GetReportResponse | bytes:
         """get_report
 
         GET /report
+
+        Args:
+            accept: the media type to ask for (default: any of application/json,
+                application/pdf); the answer is decoded by its Content-Type.
         """
         return await self._client._call(
             Request(
                 "GET",
                 "/report",
+                accept=accept or "application/json, application/pdf",
             ),
             lambda response: (
                 GetReportResponse.model_validate_json(response.content)
                 if _wire.is_json(response)
                 else response.content
+            ),
+        )
+
+    def get_report_stream(
+        self,
+        *,
+        accept: Literal["application/json", "application/pdf"] | None = None,
+    ) -> AsyncStream:
+        """`get_report`, its answer read incrementally: `async with ... as stream: async for chunk in stream.aiter_bytes()`.
+
+        The request is sent when the block is entered (errors raise there); `iter_text()`,
+        `iter_lines()` and `read()` read the body as text, by line, or the rest at once."""
+        return self._client._stream(
+            Request(
+                "GET",
+                "/report",
+                accept=accept or "application/json, application/pdf",
             ),
         )
 
