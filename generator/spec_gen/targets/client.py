@@ -339,7 +339,8 @@ def render_client(
     """Every file of the client but its models, and the model classes each module names.
 
     The models come from the API layer's models module, split by `client_models` along
-    the second value (resource module or `webhooks` -> the classes it imports)."""
+    the second value (operationId, or `<webhooks>` -> the model classes it names): each
+    method imports its own when it runs, so a call builds only the classes it needs."""
     pkg = target.package
     table = schemes(api, env_prefix)
     views = client_views(api, known, env_prefix)
@@ -386,17 +387,19 @@ def render_client(
     }
     if testing is not None:
         files[f"{pkg}/testing.py"] = target.render("client/testing.py.j2", **ctx)
-    uses: dict[str, set[str]] = {}
+    uses: dict[str, set[str]] = {}  # operationId (unique) -> the model classes it names
     for root in roots:
         used: set[str] = set()
         root_views = [views[op.operation_id] for ns in root.all() for op in ns.operations]
         for view in root_views:
-            used |= models_used(view, known)
+            uses[view.op.operation_id] = models_used(view, known) & known
+            used |= uses[view.op.operation_id]
         files[f"{pkg}/resources/{root.module}.py"] = target.render(
             "client/resource.py.j2",
             **ctx,
             root=root,
             models=sorted(used & known),
+            op_models={v.op.operation_id: sorted(uses[v.op.operation_id]) for v in root_views},
             root_overload=any(v.required_fields for v in root_views),
             root_literal=any(
                 v.accept_arg or any("Literal[" in f.annotation for f in v.fields)
@@ -404,11 +407,10 @@ def render_client(
             ),
             root_stream=any(v.stream_method for v in root_views),
         )
-        uses[root.module] = used & known
     if webhook is not None:
         files[f"{pkg}/webhooks.py"] = target.render("client/webhooks.py.j2", **ctx)
         if webhook.body is not None and webhook.body.model in known:
-            uses.setdefault("webhooks", set()).add(webhook.body.model)
+            uses.setdefault("<webhooks>", set()).add(webhook.body.model)
     return files, uses
 
 

@@ -1,22 +1,23 @@
-"""The client's models, split so that a namespace builds only the model classes it needs.
+"""The client's models, split so that a call builds only the model classes it needs.
 
 The API layer keeps one `models.py`; the client gets a package `models/` whose `__init__`
 names every class (for type checkers and `from <package>.models import X`) and imports
 each from its module on first use (PEP 562). The modules group the classes by *who uses
-them*: a class reached (directly or through the classes it refers to) by the namespaces
-`{a, b}` lives in the module of `{a, b}`. A class refers only to classes used by at least
-the same namespaces, so a module imports only modules of strictly larger groups: no import
-cycle, and touching a namespace builds exactly the classes its operations can return or take.
+them* (the users are the client's operations, each importing its classes when it runs): a
+class reached, directly or through the classes it refers to, by the operations `{a, b}`
+lives in the module of `{a, b}`. A class refers only to classes used by at least the same
+operations, so a module imports only modules of strictly larger groups: no import cycle,
+and the first call of an operation builds exactly the classes it can take or return.
 """
 
 from __future__ import annotations
 
 import ast
-import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-COMMON = "_common"  # the classes every user reaches
+from ..naming import snake
+
 OTHER = "_other"  # the classes no operation reaches (the schemas' other components)
 
 
@@ -54,17 +55,22 @@ def _names(node: ast.AST) -> set[str]:
     return found
 
 
-def module_name(users: frozenset[str], everyone: frozenset[str]) -> str:
-    """The module of the classes reached by exactly `users` (stable, short, importable)."""
-    if not users:
-        return OTHER
-    if users == everyone and len(everyone) > 1:
-        return COMMON
-    ordered = sorted(users)
-    joined = "__".join(ordered)
-    if len(ordered) <= 3 and len(joined) <= 48:
-        return f"_for_{joined}"
-    return f"{COMMON}_{hashlib.sha1(','.join(ordered).encode()).hexdigest()[:8]}"
+def module_names(groups: Mapping[frozenset[str], list[str]]) -> dict[frozenset[str], str]:
+    """Each group's module: `_other` for the classes no user reaches, else named after the
+    group's first class (`ContactRecord` -> `_contact_record`), made unique in source order."""
+    names: dict[frozenset[str], str] = {}
+    taken = {OTHER}
+    for users, classes in groups.items():
+        if not users:
+            names[users] = OTHER
+            continue
+        base = "_" + snake(classes[0]).strip("_")
+        name, n = base, 2
+        while name in taken:
+            name, n = f"{base}_{n}", n + 1
+        taken.add(name)
+        names[users] = name
+    return names
 
 
 def _reach(start: Iterable[str], graph: Mapping[str, set[str]]) -> set[str]:
@@ -107,12 +113,12 @@ def split_models(
     defined = {name: chunk for chunk in chunks for name in chunk.defines}
     graph = {name: (chunk.refers & defined.keys()) - {name} for name, chunk in defined.items()}
     users = {user: _reach(names, graph) for user, names in sorted(uses.items())}
-    everyone = frozenset(users)
-    home: dict[str, str] = {}
+    groups: dict[frozenset[str], list[str]] = {}  # in source order of their first class
     for name in defined:
-        home[name] = module_name(
-            frozenset(u for u, seen in users.items() if name in seen), everyone
-        )
+        group = frozenset(u for u, seen in users.items() if name in seen)
+        groups.setdefault(group, []).append(name)
+    modules_of = module_names(groups)
+    home = {name: modules_of[group] for group, names in groups.items() for name in names}
     bodies: dict[str, list[str]] = {}
     refs: dict[str, set[str]] = {}
     last = OTHER

@@ -11,260 +11,274 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._for_api_keys import ApiKey as ApiKey
-    from ._for_api_keys import ApiKeyCreated as ApiKeyCreated
-    from ._for_api_keys import ApiKeyCreatedResponse as ApiKeyCreatedResponse
-    from ._for_api_keys import ApiKeyCreateRequest as ApiKeyCreateRequest
-    from ._for_api_keys import ApiKeyList as ApiKeyList
-    from ._for_api_keys import ApiKeyListResponse as ApiKeyListResponse
-    from ._for_api_keys import ApiKeyMode as ApiKeyMode
-    from ._for_api_keys import Tier as Tier
-    from ._for_app_platform import AppToken as AppToken
-    from ._for_app_platform import AppTokenResponse as AppTokenResponse
-    from ._for_app_platform import BrowserExchangeRequest as BrowserExchangeRequest
-    from ._for_app_platform import Jwk as Jwk
-    from ._for_app_platform import JwkSet as JwkSet
-    from ._for_app_platform import ServiceTokenRequest as ServiceTokenRequest
-    from ._for_contacts import AssignOwnerRequest as AssignOwnerRequest
-    from ._for_contacts import AssignOwnerResponse as AssignOwnerResponse
-    from ._for_contacts import AssignOwnerResult as AssignOwnerResult
-    from ._for_contacts import AsyncVerifyEmailAccepted as AsyncVerifyEmailAccepted
-    from ._for_contacts import AsyncVerifyEmailRequest as AsyncVerifyEmailRequest
-    from ._for_contacts import AsyncVerifyEmailResponse as AsyncVerifyEmailResponse
-    from ._for_contacts import BaseColumn as BaseColumn
-    from ._for_contacts import BaseColumnListResponse as BaseColumnListResponse
-    from ._for_contacts import BulkContactUpdateItem as BulkContactUpdateItem
-    from ._for_contacts import BulkContactUpdateRequest as BulkContactUpdateRequest
-    from ._for_contacts import BulkUpdateErrorItem as BulkUpdateErrorItem
-    from ._for_contacts import BulkUpdateResponse as BulkUpdateResponse
-    from ._for_contacts import BulkUpdateResult as BulkUpdateResult
-    from ._for_contacts import ColumnDefinition as ColumnDefinition
-    from ._for_contacts import ColumnDefinitionListResponse as ColumnDefinitionListResponse
-    from ._for_contacts import ColumnNameListResponse as ColumnNameListResponse
-    from ._for_contacts import ColumnValues as ColumnValues
-    from ._for_contacts import ColumnValuesRequest as ColumnValuesRequest
-    from ._for_contacts import ColumnValuesResponse as ColumnValuesResponse
-    from ._for_contacts import ConflictResolution as ConflictResolution
-    from ._for_contacts import ContactCreateRequest as ContactCreateRequest
-    from ._for_contacts import ContactListResponse as ContactListResponse
-    from ._for_contacts import ContactRecord as ContactRecord
-    from ._for_contacts import ContactResponse as ContactResponse
-    from ._for_contacts import CustomColumnDefinition as CustomColumnDefinition
-    from ._for_contacts import (
+    from ._api_key import ApiKey as ApiKey
+    from ._api_key import ApiKeyList as ApiKeyList
+    from ._api_key import ApiKeyListResponse as ApiKeyListResponse
+    from ._api_key_create_request import ApiKeyCreated as ApiKeyCreated
+    from ._api_key_create_request import ApiKeyCreatedResponse as ApiKeyCreatedResponse
+    from ._api_key_create_request import ApiKeyCreateRequest as ApiKeyCreateRequest
+    from ._app_token import AppToken as AppToken
+    from ._app_token import AppTokenResponse as AppTokenResponse
+    from ._assign_owner_request import AssignOwnerRequest as AssignOwnerRequest
+    from ._assign_owner_request import AssignOwnerResponse as AssignOwnerResponse
+    from ._assign_owner_request import AssignOwnerResult as AssignOwnerResult
+    from ._async_verify_email_request import AsyncVerifyEmailAccepted as AsyncVerifyEmailAccepted
+    from ._async_verify_email_request import AsyncVerifyEmailRequest as AsyncVerifyEmailRequest
+    from ._async_verify_email_request import AsyncVerifyEmailResponse as AsyncVerifyEmailResponse
+    from ._base_column import BaseColumn as BaseColumn
+    from ._base_column import BaseColumnListResponse as BaseColumnListResponse
+    from ._browser_exchange_request import BrowserExchangeRequest as BrowserExchangeRequest
+    from ._bulk_contact_update_item import BulkContactUpdateItem as BulkContactUpdateItem
+    from ._bulk_contact_update_item import BulkContactUpdateRequest as BulkContactUpdateRequest
+    from ._bulk_contact_update_item import BulkUpdateErrorItem as BulkUpdateErrorItem
+    from ._bulk_contact_update_item import BulkUpdateResponse as BulkUpdateResponse
+    from ._bulk_contact_update_item import BulkUpdateResult as BulkUpdateResult
+    from ._bulk_suppress_request import BulkSuppressRequest as BulkSuppressRequest
+    from ._bulk_suppress_request import BulkSuppressResponse as BulkSuppressResponse
+    from ._bulk_suppress_request import BulkSuppressResult as BulkSuppressResult
+    from ._column_definition import ColumnDefinition as ColumnDefinition
+    from ._column_definition import ColumnDefinitionListResponse as ColumnDefinitionListResponse
+    from ._column_name_list_response import ColumnNameListResponse as ColumnNameListResponse
+    from ._column_values_request import ColumnValues as ColumnValues
+    from ._column_values_request import ColumnValuesRequest as ColumnValuesRequest
+    from ._column_values_request import ColumnValuesResponse as ColumnValuesResponse
+    from ._conflict_resolution import ConflictResolution as ConflictResolution
+    from ._conflict_resolution import MergeFilteredRequest as MergeFilteredRequest
+    from ._conflict_resolution import MergeFilteredResponse as MergeFilteredResponse
+    from ._conflict_resolution import MergeFilteredResult as MergeFilteredResult
+    from ._contact_create_request import ContactCreateRequest as ContactCreateRequest
+    from ._contact_list_response import ContactListResponse as ContactListResponse
+    from ._contact_record import ContactRecord as ContactRecord
+    from ._contact_response import ContactResponse as ContactResponse
+    from ._credential_source import CredentialSource as CredentialSource
+    from ._credential_source import ProviderDetail as ProviderDetail
+    from ._credential_source import WaterfallConfig as WaterfallConfig
+    from ._credential_source import WaterfallConfigList as WaterfallConfigList
+    from ._credential_source import WaterfallConfigListResponse as WaterfallConfigListResponse
+    from ._custom_column_definition import CustomColumnDefinition as CustomColumnDefinition
+    from ._custom_column_definition import (
         CustomColumnDefinitionListResponse as CustomColumnDefinitionListResponse,
     )
-    from ._for_contacts import DashboardStats as DashboardStats
-    from ._for_contacts import DashboardStatsResponse as DashboardStatsResponse
-    from ._for_contacts import FetchContactsRequest as FetchContactsRequest
-    from ._for_contacts import FilterModel as FilterModel
-    from ._for_contacts import FormFieldGroup as FormFieldGroup
-    from ._for_contacts import FormFields as FormFields
-    from ._for_contacts import FormFieldsResponse as FormFieldsResponse
-    from ._for_contacts import MergeFilteredRequest as MergeFilteredRequest
-    from ._for_contacts import MergeFilteredResponse as MergeFilteredResponse
-    from ._for_contacts import MergeFilteredResult as MergeFilteredResult
-    from ._for_contacts import ProfilePictureMap as ProfilePictureMap
-    from ._for_contacts import ProfilePicturesRequest as ProfilePicturesRequest
-    from ._for_contacts import ProfilePicturesResponse as ProfilePicturesResponse
-    from ._for_contacts import SearchableField as SearchableField
-    from ._for_contacts import SearchableFieldListResponse as SearchableFieldListResponse
-    from ._for_contacts import SearchableFieldTier as SearchableFieldTier
-    from ._for_contacts import UnlockInfoRequest as UnlockInfoRequest
-    from ._for_contacts import UnlockInfoResponse as UnlockInfoResponse
-    from ._for_contacts import UnlockInfoResult as UnlockInfoResult
-    from ._for_contacts import VerifyEmailRequest as VerifyEmailRequest
-    from ._for_contacts import VerifyEmailResponse as VerifyEmailResponse
-    from ._for_contacts import VerifyEmailResult as VerifyEmailResult
-    from ._for_contacts import WithdrawFromSequencesRequest as WithdrawFromSequencesRequest
-    from ._for_contacts import WithdrawFromSequencesResponse as WithdrawFromSequencesResponse
-    from ._for_contacts import WithdrawFromSequencesResult as WithdrawFromSequencesResult
-    from ._for_contacts__lists__webhooks import Pagination as Pagination
-    from ._for_enrichment import CredentialSource as CredentialSource
-    from ._for_enrichment import EmailAddressVerification as EmailAddressVerification
-    from ._for_enrichment import (
+    from ._dashboard_stats import DashboardStats as DashboardStats
+    from ._dashboard_stats import DashboardStatsResponse as DashboardStatsResponse
+    from ._delivery_status import CompletedAt as CompletedAt
+    from ._delivery_status import DeliveryStatus as DeliveryStatus
+    from ._delivery_status import WebhookDelivery as WebhookDelivery
+    from ._delivery_status import WebhookDeliveryListResponse as WebhookDeliveryListResponse
+    from ._email_address_verify_request import EmailAddressVerification as EmailAddressVerification
+    from ._email_address_verify_request import (
         EmailAddressVerificationResponse as EmailAddressVerificationResponse,
     )
-    from ._for_enrichment import EmailAddressVerifyRequest as EmailAddressVerifyRequest
-    from ._for_enrichment import ProviderDetail as ProviderDetail
-    from ._for_enrichment import WaterfallConfig as WaterfallConfig
-    from ._for_enrichment import WaterfallConfigList as WaterfallConfigList
-    from ._for_enrichment import WaterfallConfigListResponse as WaterfallConfigListResponse
-    from ._for_feedback import SurveyTriggerDeletionResponse as SurveyTriggerDeletionResponse
-    from ._for_feedback import SurveyTriggerDeletionResult as SurveyTriggerDeletionResult
-    from ._for_forms import FormOverview as FormOverview
-    from ._for_forms import FormOverviewResponse as FormOverviewResponse
-    from ._for_lists import ListCreateRequest as ListCreateRequest
-    from ._for_lists import ListRecord as ListRecord
-    from ._for_lists import ListRecordListResponse as ListRecordListResponse
-    from ._for_lists import ListRecordResponse as ListRecordResponse
-    from ._for_lists import ListType as ListType
-    from ._for_signatures import DeploymentOutcome as DeploymentOutcome
-    from ._for_signatures import DeploymentOutcomeResponse as DeploymentOutcomeResponse
-    from ._for_signatures import SignaturePushRequest as SignaturePushRequest
-    from ._for_suppressions import BulkReinstateResponse as BulkReinstateResponse
-    from ._for_suppressions import BulkReinstateResult as BulkReinstateResult
-    from ._for_suppressions import BulkSuppressRequest as BulkSuppressRequest
-    from ._for_suppressions import BulkSuppressResponse as BulkSuppressResponse
-    from ._for_suppressions import BulkSuppressResult as BulkSuppressResult
-    from ._for_suppressions import ReinstateSuppressionsRequest as ReinstateSuppressionsRequest
-    from ._for_suppressions import SkippedReason as SkippedReason
-    from ._for_suppressions import SuppressActionResponse as SuppressActionResponse
-    from ._for_suppressions import SuppressActionResult as SuppressActionResult
-    from ._for_suppressions import SuppressContactRequest as SuppressContactRequest
-    from ._for_suppressions import SuppressionCategory as SuppressionCategory
-    from ._for_suppressions import SuppressionChannel as SuppressionChannel
-    from ._for_suppressions import SuppressionListResponse as SuppressionListResponse
-    from ._for_suppressions import SuppressionRecord as SuppressionRecord
-    from ._for_suppressions import SuppressionStatus as SuppressionStatus
-    from ._for_suppressions import SuppressionStatusResponse as SuppressionStatusResponse
-    from ._for_suppressions import UnsuppressActionResponse as UnsuppressActionResponse
-    from ._for_suppressions import UnsuppressActionResult as UnsuppressActionResult
-    from ._for_webhooks import CompletedAt as CompletedAt
-    from ._for_webhooks import DeliveryStatus as DeliveryStatus
-    from ._for_webhooks import Webhook as Webhook
-    from ._for_webhooks import WebhookCreateRequest as WebhookCreateRequest
-    from ._for_webhooks import WebhookDelivery as WebhookDelivery
-    from ._for_webhooks import WebhookDeliveryListResponse as WebhookDeliveryListResponse
-    from ._for_webhooks import WebhookEventInfo as WebhookEventInfo
-    from ._for_webhooks import WebhookEventKind as WebhookEventKind
-    from ._for_webhooks import WebhookEventListResponse as WebhookEventListResponse
-    from ._for_webhooks import WebhookEventPayload as WebhookEventPayload
-    from ._for_webhooks import WebhookListResponse as WebhookListResponse
-    from ._for_webhooks import WebhookResponse as WebhookResponse
-    from ._for_webhooks import WebhookUpdateRequest as WebhookUpdateRequest
-    from ._for_webhooks import WebhookWithSecret as WebhookWithSecret
-    from ._for_webhooks import WebhookWithSecretResponse as WebhookWithSecretResponse
+    from ._email_address_verify_request import (
+        EmailAddressVerifyRequest as EmailAddressVerifyRequest,
+    )
+    from ._fetch_contacts_request import FetchContactsRequest as FetchContactsRequest
+    from ._filter_model import FilterModel as FilterModel
+    from ._form_field_group import FormFieldGroup as FormFieldGroup
+    from ._form_field_group import FormFields as FormFields
+    from ._form_field_group import FormFieldsResponse as FormFieldsResponse
+    from ._form_overview import FormOverview as FormOverview
+    from ._form_overview import FormOverviewResponse as FormOverviewResponse
+    from ._jwk import Jwk as Jwk
+    from ._jwk import JwkSet as JwkSet
+    from ._list_create_request import ListCreateRequest as ListCreateRequest
+    from ._list_create_request import ListRecordResponse as ListRecordResponse
+    from ._list_record_list_response import ListRecordListResponse as ListRecordListResponse
+    from ._list_type import ListRecord as ListRecord
+    from ._list_type import ListType as ListType
     from ._other import EntityType as EntityType
     from ._other import Error as Error
     from ._other import NaiveTimestamp as NaiveTimestamp
     from ._other import ValidationError as ValidationError
     from ._other import ValidationErrorItem as ValidationErrorItem
+    from ._pagination import Pagination as Pagination
+    from ._profile_pictures_request import ProfilePictureMap as ProfilePictureMap
+    from ._profile_pictures_request import ProfilePicturesRequest as ProfilePicturesRequest
+    from ._profile_pictures_request import ProfilePicturesResponse as ProfilePicturesResponse
+    from ._reinstate_suppressions_request import BulkReinstateResponse as BulkReinstateResponse
+    from ._reinstate_suppressions_request import BulkReinstateResult as BulkReinstateResult
+    from ._reinstate_suppressions_request import (
+        ReinstateSuppressionsRequest as ReinstateSuppressionsRequest,
+    )
+    from ._reinstate_suppressions_request import SkippedReason as SkippedReason
+    from ._searchable_field_tier import SearchableField as SearchableField
+    from ._searchable_field_tier import SearchableFieldListResponse as SearchableFieldListResponse
+    from ._searchable_field_tier import SearchableFieldTier as SearchableFieldTier
+    from ._service_token_request import ServiceTokenRequest as ServiceTokenRequest
+    from ._signature_push_request import DeploymentOutcome as DeploymentOutcome
+    from ._signature_push_request import DeploymentOutcomeResponse as DeploymentOutcomeResponse
+    from ._signature_push_request import SignaturePushRequest as SignaturePushRequest
+    from ._suppress_action_result import SuppressActionResponse as SuppressActionResponse
+    from ._suppress_action_result import SuppressActionResult as SuppressActionResult
+    from ._suppress_contact_request import SuppressContactRequest as SuppressContactRequest
+    from ._suppression_category import SuppressionCategory as SuppressionCategory
+    from ._suppression_channel import SuppressionChannel as SuppressionChannel
+    from ._suppression_record import SuppressionListResponse as SuppressionListResponse
+    from ._suppression_record import SuppressionRecord as SuppressionRecord
+    from ._suppression_status import SuppressionStatus as SuppressionStatus
+    from ._suppression_status import SuppressionStatusResponse as SuppressionStatusResponse
+    from ._survey_trigger_deletion_result import (
+        SurveyTriggerDeletionResponse as SurveyTriggerDeletionResponse,
+    )
+    from ._survey_trigger_deletion_result import (
+        SurveyTriggerDeletionResult as SurveyTriggerDeletionResult,
+    )
+    from ._tier import ApiKeyMode as ApiKeyMode
+    from ._tier import Tier as Tier
+    from ._unlock_info_request import UnlockInfoRequest as UnlockInfoRequest
+    from ._unlock_info_request import UnlockInfoResponse as UnlockInfoResponse
+    from ._unlock_info_request import UnlockInfoResult as UnlockInfoResult
+    from ._unsuppress_action_result import UnsuppressActionResponse as UnsuppressActionResponse
+    from ._unsuppress_action_result import UnsuppressActionResult as UnsuppressActionResult
+    from ._verify_email_request import VerifyEmailRequest as VerifyEmailRequest
+    from ._verify_email_request import VerifyEmailResponse as VerifyEmailResponse
+    from ._verify_email_request import VerifyEmailResult as VerifyEmailResult
+    from ._webhook import Webhook as Webhook
+    from ._webhook_event_info import WebhookEventInfo as WebhookEventInfo
+    from ._webhook_event_info import WebhookEventListResponse as WebhookEventListResponse
+    from ._webhook_event_kind import WebhookEventKind as WebhookEventKind
+    from ._webhook_event_payload import WebhookEventPayload as WebhookEventPayload
+    from ._webhook_list_response import WebhookListResponse as WebhookListResponse
+    from ._webhook_response import WebhookResponse as WebhookResponse
+    from ._webhook_update_request import WebhookUpdateRequest as WebhookUpdateRequest
+    from ._webhook_with_secret import WebhookCreateRequest as WebhookCreateRequest
+    from ._webhook_with_secret import WebhookWithSecret as WebhookWithSecret
+    from ._webhook_with_secret import WebhookWithSecretResponse as WebhookWithSecretResponse
+    from ._withdraw_from_sequences_request import (
+        WithdrawFromSequencesRequest as WithdrawFromSequencesRequest,
+    )
+    from ._withdraw_from_sequences_request import (
+        WithdrawFromSequencesResponse as WithdrawFromSequencesResponse,
+    )
+    from ._withdraw_from_sequences_request import (
+        WithdrawFromSequencesResult as WithdrawFromSequencesResult,
+    )
 
-_HOMES = {
-    "ApiKey": "_for_api_keys",
-    "ApiKeyCreateRequest": "_for_api_keys",
-    "ApiKeyCreated": "_for_api_keys",
-    "ApiKeyCreatedResponse": "_for_api_keys",
-    "ApiKeyList": "_for_api_keys",
-    "ApiKeyListResponse": "_for_api_keys",
-    "ApiKeyMode": "_for_api_keys",
-    "AppToken": "_for_app_platform",
-    "AppTokenResponse": "_for_app_platform",
-    "AssignOwnerRequest": "_for_contacts",
-    "AssignOwnerResponse": "_for_contacts",
-    "AssignOwnerResult": "_for_contacts",
-    "AsyncVerifyEmailAccepted": "_for_contacts",
-    "AsyncVerifyEmailRequest": "_for_contacts",
-    "AsyncVerifyEmailResponse": "_for_contacts",
-    "BaseColumn": "_for_contacts",
-    "BaseColumnListResponse": "_for_contacts",
-    "BrowserExchangeRequest": "_for_app_platform",
-    "BulkContactUpdateItem": "_for_contacts",
-    "BulkContactUpdateRequest": "_for_contacts",
-    "BulkReinstateResponse": "_for_suppressions",
-    "BulkReinstateResult": "_for_suppressions",
-    "BulkSuppressRequest": "_for_suppressions",
-    "BulkSuppressResponse": "_for_suppressions",
-    "BulkSuppressResult": "_for_suppressions",
-    "BulkUpdateErrorItem": "_for_contacts",
-    "BulkUpdateResponse": "_for_contacts",
-    "BulkUpdateResult": "_for_contacts",
-    "ColumnDefinition": "_for_contacts",
-    "ColumnDefinitionListResponse": "_for_contacts",
-    "ColumnNameListResponse": "_for_contacts",
-    "ColumnValues": "_for_contacts",
-    "ColumnValuesRequest": "_for_contacts",
-    "ColumnValuesResponse": "_for_contacts",
-    "CompletedAt": "_for_webhooks",
-    "ConflictResolution": "_for_contacts",
-    "ContactCreateRequest": "_for_contacts",
-    "ContactListResponse": "_for_contacts",
-    "ContactRecord": "_for_contacts",
-    "ContactResponse": "_for_contacts",
-    "CredentialSource": "_for_enrichment",
-    "CustomColumnDefinition": "_for_contacts",
-    "CustomColumnDefinitionListResponse": "_for_contacts",
-    "DashboardStats": "_for_contacts",
-    "DashboardStatsResponse": "_for_contacts",
-    "DeliveryStatus": "_for_webhooks",
-    "DeploymentOutcome": "_for_signatures",
-    "DeploymentOutcomeResponse": "_for_signatures",
-    "EmailAddressVerification": "_for_enrichment",
-    "EmailAddressVerificationResponse": "_for_enrichment",
-    "EmailAddressVerifyRequest": "_for_enrichment",
+_HOMES: dict[str, str] = {
+    "ApiKey": "_api_key",
+    "ApiKeyCreateRequest": "_api_key_create_request",
+    "ApiKeyCreated": "_api_key_create_request",
+    "ApiKeyCreatedResponse": "_api_key_create_request",
+    "ApiKeyList": "_api_key",
+    "ApiKeyListResponse": "_api_key",
+    "ApiKeyMode": "_tier",
+    "AppToken": "_app_token",
+    "AppTokenResponse": "_app_token",
+    "AssignOwnerRequest": "_assign_owner_request",
+    "AssignOwnerResponse": "_assign_owner_request",
+    "AssignOwnerResult": "_assign_owner_request",
+    "AsyncVerifyEmailAccepted": "_async_verify_email_request",
+    "AsyncVerifyEmailRequest": "_async_verify_email_request",
+    "AsyncVerifyEmailResponse": "_async_verify_email_request",
+    "BaseColumn": "_base_column",
+    "BaseColumnListResponse": "_base_column",
+    "BrowserExchangeRequest": "_browser_exchange_request",
+    "BulkContactUpdateItem": "_bulk_contact_update_item",
+    "BulkContactUpdateRequest": "_bulk_contact_update_item",
+    "BulkReinstateResponse": "_reinstate_suppressions_request",
+    "BulkReinstateResult": "_reinstate_suppressions_request",
+    "BulkSuppressRequest": "_bulk_suppress_request",
+    "BulkSuppressResponse": "_bulk_suppress_request",
+    "BulkSuppressResult": "_bulk_suppress_request",
+    "BulkUpdateErrorItem": "_bulk_contact_update_item",
+    "BulkUpdateResponse": "_bulk_contact_update_item",
+    "BulkUpdateResult": "_bulk_contact_update_item",
+    "ColumnDefinition": "_column_definition",
+    "ColumnDefinitionListResponse": "_column_definition",
+    "ColumnNameListResponse": "_column_name_list_response",
+    "ColumnValues": "_column_values_request",
+    "ColumnValuesRequest": "_column_values_request",
+    "ColumnValuesResponse": "_column_values_request",
+    "CompletedAt": "_delivery_status",
+    "ConflictResolution": "_conflict_resolution",
+    "ContactCreateRequest": "_contact_create_request",
+    "ContactListResponse": "_contact_list_response",
+    "ContactRecord": "_contact_record",
+    "ContactResponse": "_contact_response",
+    "CredentialSource": "_credential_source",
+    "CustomColumnDefinition": "_custom_column_definition",
+    "CustomColumnDefinitionListResponse": "_custom_column_definition",
+    "DashboardStats": "_dashboard_stats",
+    "DashboardStatsResponse": "_dashboard_stats",
+    "DeliveryStatus": "_delivery_status",
+    "DeploymentOutcome": "_signature_push_request",
+    "DeploymentOutcomeResponse": "_signature_push_request",
+    "EmailAddressVerification": "_email_address_verify_request",
+    "EmailAddressVerificationResponse": "_email_address_verify_request",
+    "EmailAddressVerifyRequest": "_email_address_verify_request",
     "EntityType": "_other",
     "Error": "_other",
-    "FetchContactsRequest": "_for_contacts",
-    "FilterModel": "_for_contacts",
-    "FormFieldGroup": "_for_contacts",
-    "FormFields": "_for_contacts",
-    "FormFieldsResponse": "_for_contacts",
-    "FormOverview": "_for_forms",
-    "FormOverviewResponse": "_for_forms",
-    "Jwk": "_for_app_platform",
-    "JwkSet": "_for_app_platform",
-    "ListCreateRequest": "_for_lists",
-    "ListRecord": "_for_lists",
-    "ListRecordListResponse": "_for_lists",
-    "ListRecordResponse": "_for_lists",
-    "ListType": "_for_lists",
-    "MergeFilteredRequest": "_for_contacts",
-    "MergeFilteredResponse": "_for_contacts",
-    "MergeFilteredResult": "_for_contacts",
+    "FetchContactsRequest": "_fetch_contacts_request",
+    "FilterModel": "_filter_model",
+    "FormFieldGroup": "_form_field_group",
+    "FormFields": "_form_field_group",
+    "FormFieldsResponse": "_form_field_group",
+    "FormOverview": "_form_overview",
+    "FormOverviewResponse": "_form_overview",
+    "Jwk": "_jwk",
+    "JwkSet": "_jwk",
+    "ListCreateRequest": "_list_create_request",
+    "ListRecord": "_list_type",
+    "ListRecordListResponse": "_list_record_list_response",
+    "ListRecordResponse": "_list_create_request",
+    "ListType": "_list_type",
+    "MergeFilteredRequest": "_conflict_resolution",
+    "MergeFilteredResponse": "_conflict_resolution",
+    "MergeFilteredResult": "_conflict_resolution",
     "NaiveTimestamp": "_other",
-    "Pagination": "_for_contacts__lists__webhooks",
-    "ProfilePictureMap": "_for_contacts",
-    "ProfilePicturesRequest": "_for_contacts",
-    "ProfilePicturesResponse": "_for_contacts",
-    "ProviderDetail": "_for_enrichment",
-    "ReinstateSuppressionsRequest": "_for_suppressions",
-    "SearchableField": "_for_contacts",
-    "SearchableFieldListResponse": "_for_contacts",
-    "SearchableFieldTier": "_for_contacts",
-    "ServiceTokenRequest": "_for_app_platform",
-    "SignaturePushRequest": "_for_signatures",
-    "SkippedReason": "_for_suppressions",
-    "SuppressActionResponse": "_for_suppressions",
-    "SuppressActionResult": "_for_suppressions",
-    "SuppressContactRequest": "_for_suppressions",
-    "SuppressionCategory": "_for_suppressions",
-    "SuppressionChannel": "_for_suppressions",
-    "SuppressionListResponse": "_for_suppressions",
-    "SuppressionRecord": "_for_suppressions",
-    "SuppressionStatus": "_for_suppressions",
-    "SuppressionStatusResponse": "_for_suppressions",
-    "SurveyTriggerDeletionResponse": "_for_feedback",
-    "SurveyTriggerDeletionResult": "_for_feedback",
-    "Tier": "_for_api_keys",
-    "UnlockInfoRequest": "_for_contacts",
-    "UnlockInfoResponse": "_for_contacts",
-    "UnlockInfoResult": "_for_contacts",
-    "UnsuppressActionResponse": "_for_suppressions",
-    "UnsuppressActionResult": "_for_suppressions",
+    "Pagination": "_pagination",
+    "ProfilePictureMap": "_profile_pictures_request",
+    "ProfilePicturesRequest": "_profile_pictures_request",
+    "ProfilePicturesResponse": "_profile_pictures_request",
+    "ProviderDetail": "_credential_source",
+    "ReinstateSuppressionsRequest": "_reinstate_suppressions_request",
+    "SearchableField": "_searchable_field_tier",
+    "SearchableFieldListResponse": "_searchable_field_tier",
+    "SearchableFieldTier": "_searchable_field_tier",
+    "ServiceTokenRequest": "_service_token_request",
+    "SignaturePushRequest": "_signature_push_request",
+    "SkippedReason": "_reinstate_suppressions_request",
+    "SuppressActionResponse": "_suppress_action_result",
+    "SuppressActionResult": "_suppress_action_result",
+    "SuppressContactRequest": "_suppress_contact_request",
+    "SuppressionCategory": "_suppression_category",
+    "SuppressionChannel": "_suppression_channel",
+    "SuppressionListResponse": "_suppression_record",
+    "SuppressionRecord": "_suppression_record",
+    "SuppressionStatus": "_suppression_status",
+    "SuppressionStatusResponse": "_suppression_status",
+    "SurveyTriggerDeletionResponse": "_survey_trigger_deletion_result",
+    "SurveyTriggerDeletionResult": "_survey_trigger_deletion_result",
+    "Tier": "_tier",
+    "UnlockInfoRequest": "_unlock_info_request",
+    "UnlockInfoResponse": "_unlock_info_request",
+    "UnlockInfoResult": "_unlock_info_request",
+    "UnsuppressActionResponse": "_unsuppress_action_result",
+    "UnsuppressActionResult": "_unsuppress_action_result",
     "ValidationError": "_other",
     "ValidationErrorItem": "_other",
-    "VerifyEmailRequest": "_for_contacts",
-    "VerifyEmailResponse": "_for_contacts",
-    "VerifyEmailResult": "_for_contacts",
-    "WaterfallConfig": "_for_enrichment",
-    "WaterfallConfigList": "_for_enrichment",
-    "WaterfallConfigListResponse": "_for_enrichment",
-    "Webhook": "_for_webhooks",
-    "WebhookCreateRequest": "_for_webhooks",
-    "WebhookDelivery": "_for_webhooks",
-    "WebhookDeliveryListResponse": "_for_webhooks",
-    "WebhookEventInfo": "_for_webhooks",
-    "WebhookEventKind": "_for_webhooks",
-    "WebhookEventListResponse": "_for_webhooks",
-    "WebhookEventPayload": "_for_webhooks",
-    "WebhookListResponse": "_for_webhooks",
-    "WebhookResponse": "_for_webhooks",
-    "WebhookUpdateRequest": "_for_webhooks",
-    "WebhookWithSecret": "_for_webhooks",
-    "WebhookWithSecretResponse": "_for_webhooks",
-    "WithdrawFromSequencesRequest": "_for_contacts",
-    "WithdrawFromSequencesResponse": "_for_contacts",
-    "WithdrawFromSequencesResult": "_for_contacts",
+    "VerifyEmailRequest": "_verify_email_request",
+    "VerifyEmailResponse": "_verify_email_request",
+    "VerifyEmailResult": "_verify_email_request",
+    "WaterfallConfig": "_credential_source",
+    "WaterfallConfigList": "_credential_source",
+    "WaterfallConfigListResponse": "_credential_source",
+    "Webhook": "_webhook",
+    "WebhookCreateRequest": "_webhook_with_secret",
+    "WebhookDelivery": "_delivery_status",
+    "WebhookDeliveryListResponse": "_delivery_status",
+    "WebhookEventInfo": "_webhook_event_info",
+    "WebhookEventKind": "_webhook_event_kind",
+    "WebhookEventListResponse": "_webhook_event_info",
+    "WebhookEventPayload": "_webhook_event_payload",
+    "WebhookListResponse": "_webhook_list_response",
+    "WebhookResponse": "_webhook_response",
+    "WebhookUpdateRequest": "_webhook_update_request",
+    "WebhookWithSecret": "_webhook_with_secret",
+    "WebhookWithSecretResponse": "_webhook_with_secret",
+    "WithdrawFromSequencesRequest": "_withdraw_from_sequences_request",
+    "WithdrawFromSequencesResponse": "_withdraw_from_sequences_request",
+    "WithdrawFromSequencesResult": "_withdraw_from_sequences_request",
 }
 
 __all__ = sorted(_HOMES)

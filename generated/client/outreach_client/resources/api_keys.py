@@ -8,18 +8,16 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import (
-    ApiKeyCreated,
-    ApiKeyCreatedResponse,
-    ApiKeyCreateRequest,
-    ApiKeyList,
-    ApiKeyListResponse,
-    ApiKeyMode,
-    Tier,
-)
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import (
+        ApiKeyCreated,
+        ApiKeyCreateRequest,
+        ApiKeyList,
+        ApiKeyMode,
+        Tier,
+    )
 
 
 class ApiKeysResource:
@@ -44,6 +42,8 @@ class ApiKeysResource:
         Args:
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import ApiKeyListResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -105,6 +105,11 @@ class ApiKeysResource:
             scopes: Scopes of the new key; a subset of the calling key's scopes, which are
                 also the default. Provisional: how scopes are assigned is not shown.
         """
+        from ..models import (
+            ApiKeyCreatedResponse,
+            ApiKeyCreateRequest,
+        )
+
         return self._client._call(
             Request(
                 "POST",
@@ -155,6 +160,8 @@ class AsyncApiKeysResource:
         Args:
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import ApiKeyListResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -216,6 +223,11 @@ class AsyncApiKeysResource:
             scopes: Scopes of the new key; a subset of the calling key's scopes, which are
                 also the default. Provisional: how scopes are assigned is not shown.
         """
+        from ..models import (
+            ApiKeyCreatedResponse,
+            ApiKeyCreateRequest,
+        )
+
         return await self._client._call(
             Request(
                 "POST",

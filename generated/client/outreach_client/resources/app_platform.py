@@ -8,10 +8,15 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import AppToken, AppTokenResponse, BrowserExchangeRequest, JwkSet, ServiceTokenRequest
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import (
+        AppToken,
+        BrowserExchangeRequest,
+        JwkSet,
+        ServiceTokenRequest,
+    )
 
 
 class AppPlatformResource:
@@ -67,6 +72,8 @@ class AppPlatformResource:
             app_id: App whose consented installation in the principal's organization is
                 required.
         """
+        from ..models import AppTokenResponse, BrowserExchangeRequest
+
         return self._client._call(
             Request(
                 "POST",
@@ -125,6 +132,8 @@ class AppPlatformResource:
             client_id: the body field 'client_id'
             client_secret: the body field 'client_secret'
         """
+        from ..models import AppTokenResponse, ServiceTokenRequest
+
         return self._client._call(
             Request(
                 "POST",
@@ -159,6 +168,8 @@ class AppPlatformResource:
         no organization's flag can gate it: it is never 404 (provisional reading,
         spec/DECISIONS.md). Not enveloped. Tier read (provisional).
         """
+        from ..models import JwkSet
+
         return self._client._call(
             Request(
                 "GET",
@@ -221,6 +232,8 @@ class AsyncAppPlatformResource:
             app_id: App whose consented installation in the principal's organization is
                 required.
         """
+        from ..models import AppTokenResponse, BrowserExchangeRequest
+
         return await self._client._call(
             Request(
                 "POST",
@@ -279,6 +292,8 @@ class AsyncAppPlatformResource:
             client_id: the body field 'client_id'
             client_secret: the body field 'client_secret'
         """
+        from ..models import AppTokenResponse, ServiceTokenRequest
+
         return await self._client._call(
             Request(
                 "POST",
@@ -313,6 +328,8 @@ class AsyncAppPlatformResource:
         no organization's flag can gate it: it is never 404 (provisional reading,
         spec/DECISIONS.md). Not enveloped. Tier read (provisional).
         """
+        from ..models import JwkSet
+
         return await self._client._call(
             Request(
                 "GET",

@@ -10,59 +10,41 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import (
-    AssignOwnerRequest,
-    AssignOwnerResponse,
-    AssignOwnerResult,
-    AsyncVerifyEmailAccepted,
-    AsyncVerifyEmailRequest,
-    AsyncVerifyEmailResponse,
-    BaseColumn,
-    BaseColumnListResponse,
-    BulkContactUpdateRequest,
-    BulkUpdateResponse,
-    BulkUpdateResult,
-    ColumnDefinition,
-    ColumnDefinitionListResponse,
-    ColumnNameListResponse,
-    ColumnValues,
-    ColumnValuesRequest,
-    ColumnValuesResponse,
-    ConflictResolution,
-    ContactCreateRequest,
-    ContactListResponse,
-    ContactRecord,
-    ContactResponse,
-    CustomColumnDefinition,
-    CustomColumnDefinitionListResponse,
-    DashboardStats,
-    DashboardStatsResponse,
-    FetchContactsRequest,
-    FilterModel,
-    FormFields,
-    FormFieldsResponse,
-    MergeFilteredRequest,
-    MergeFilteredResponse,
-    MergeFilteredResult,
-    ProfilePictureMap,
-    ProfilePicturesRequest,
-    ProfilePicturesResponse,
-    SearchableField,
-    SearchableFieldListResponse,
-    UnlockInfoRequest,
-    UnlockInfoResponse,
-    UnlockInfoResult,
-    VerifyEmailRequest,
-    VerifyEmailResponse,
-    VerifyEmailResult,
-    WithdrawFromSequencesRequest,
-    WithdrawFromSequencesResponse,
-    WithdrawFromSequencesResult,
-)
 from ..pagination import AsyncPaginator, PageStyle, SyncPage, async_paginator, paginate
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import (
+        AssignOwnerRequest,
+        AssignOwnerResult,
+        AsyncVerifyEmailAccepted,
+        AsyncVerifyEmailRequest,
+        BaseColumn,
+        BulkContactUpdateRequest,
+        BulkUpdateResult,
+        ColumnDefinition,
+        ColumnValues,
+        ColumnValuesRequest,
+        ConflictResolution,
+        ContactCreateRequest,
+        ContactRecord,
+        CustomColumnDefinition,
+        DashboardStats,
+        FetchContactsRequest,
+        FilterModel,
+        FormFields,
+        MergeFilteredRequest,
+        MergeFilteredResult,
+        ProfilePictureMap,
+        ProfilePicturesRequest,
+        SearchableField,
+        UnlockInfoRequest,
+        UnlockInfoResult,
+        VerifyEmailRequest,
+        VerifyEmailResult,
+        WithdrawFromSequencesRequest,
+        WithdrawFromSequencesResult,
+    )
 
 
 class ContactsSchemaResource:
@@ -89,6 +71,8 @@ class ContactsSchemaResource:
             list_id: List id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import ColumnDefinitionListResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -125,6 +109,8 @@ class ContactsSchemaResource:
                 values are refused by the service with 400, not by validation.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import CustomColumnDefinitionListResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -163,6 +149,8 @@ class ContactsSchemaResource:
                 values are refused by the service with 400, not by validation.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import SearchableFieldListResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -195,6 +183,8 @@ class ContactsSchemaResource:
             list_id: List id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import BaseColumnListResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -227,6 +217,8 @@ class ContactsSchemaResource:
             list_id: List id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import ColumnNameListResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -259,6 +251,8 @@ class ContactsSchemaResource:
             list_id: List id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import FormFieldsResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -290,6 +284,8 @@ class ContactsSchemaResource:
         Args:
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import CustomColumnDefinitionListResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -329,6 +325,8 @@ class AsyncContactsSchemaResource:
             list_id: List id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import ColumnDefinitionListResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -365,6 +363,8 @@ class AsyncContactsSchemaResource:
                 values are refused by the service with 400, not by validation.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import CustomColumnDefinitionListResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -403,6 +403,8 @@ class AsyncContactsSchemaResource:
                 values are refused by the service with 400, not by validation.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import SearchableFieldListResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -435,6 +437,8 @@ class AsyncContactsSchemaResource:
             list_id: List id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import BaseColumnListResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -467,6 +471,8 @@ class AsyncContactsSchemaResource:
             list_id: List id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import ColumnNameListResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -499,6 +505,8 @@ class AsyncContactsSchemaResource:
             list_id: List id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import FormFieldsResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -530,6 +538,8 @@ class AsyncContactsSchemaResource:
         Args:
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import CustomColumnDefinitionListResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -604,6 +614,8 @@ class ContactsResource:
             limit: Items per page.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import ContactListResponse
+
         return paginate(
             self._client,
             Request(
@@ -648,6 +660,8 @@ class ContactsResource:
             list_id: List the contact belongs to (required by the service, 400 when
                 missing).
         """
+        from ..models import ContactCreateRequest, ContactResponse
+
         return self._client._call(
             Request(
                 "POST",
@@ -684,6 +698,8 @@ class ContactsResource:
             contact_id: Contact id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import ContactResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -712,6 +728,8 @@ class ContactsResource:
         Args:
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import DashboardStatsResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -782,6 +800,8 @@ class ContactsResource:
             sort_model: Sort order, as in the sortModel query parameter of other operations:
                 objects with colId and sort (asc or desc). Contacts are ordered by id after it.
         """
+        from ..models import ContactListResponse, FetchContactsRequest
+
         return paginate(
             self._client,
             Request(
@@ -854,6 +874,8 @@ class ContactsResource:
                 fields as keywords instead (not both).
             linkedin_urls: LinkedIn profile URLs.
         """
+        from ..models import ProfilePicturesRequest, ProfilePicturesResponse
+
         return self._client._call(
             Request(
                 "POST",
@@ -916,6 +938,8 @@ class ContactsResource:
             record_id: Contact id or company id, depending on the list (integer,
                 provisional).
         """
+        from ..models import ColumnValuesRequest, ColumnValuesResponse
+
         return self._client._call(
             Request(
                 "POST",
@@ -961,6 +985,8 @@ class ContactsResource:
             x_target_org_id: Names the organization the request targets.
             body: BulkContactUpdateRequest, or plain data validated into it.
         """
+        from ..models import BulkContactUpdateRequest, BulkUpdateResponse
+
         return self._client._call(
             Request(
                 "POST",
@@ -1026,6 +1052,8 @@ class ContactsResource:
             list_id: Only contacts of this list (its own contacts and those added to it).
                 Unknown or foreign lists give 404 "List not found".
         """
+        from ..models import AssignOwnerRequest, AssignOwnerResponse
+
         return self._client._call(
             Request(
                 "POST",
@@ -1113,6 +1141,11 @@ class ContactsResource:
                 previous attempt returned 409. skip leaves those contacts out; add adds them as
                 well (nothing is merged). The values are not shown in the source.
         """
+        from ..models import (
+            MergeFilteredRequest,
+            MergeFilteredResponse,
+        )
+
         return self._client._call(
             Request(
                 "POST",
@@ -1187,6 +1220,11 @@ class ContactsResource:
             sequence_id: Sequence to withdraw from; ignored when remove_all is true.
             remove_all: Withdraw from every sequence.
         """
+        from ..models import (
+            WithdrawFromSequencesRequest,
+            WithdrawFromSequencesResponse,
+        )
+
         return self._client._call(
             Request(
                 "POST",
@@ -1246,6 +1284,8 @@ class ContactsResource:
                 keywords instead (not both).
             contact_ids: Contacts to verify (at most 1000).
         """
+        from ..models import VerifyEmailRequest, VerifyEmailResponse
+
         return self._client._call(
             Request(
                 "POST",
@@ -1315,6 +1355,11 @@ class ContactsResource:
             all_matching: Verify every contact matching the list (and filter); not bounded
                 by the request contents.
         """
+        from ..models import (
+            AsyncVerifyEmailRequest,
+            AsyncVerifyEmailResponse,
+        )
+
         return self._client._call(
             Request(
                 "POST",
@@ -1391,6 +1436,8 @@ class ContactsResource:
             all_matching: Unlock every matching contact; not bounded by the request
                 contents.
         """
+        from ..models import UnlockInfoRequest, UnlockInfoResponse
+
         return self._client._call(
             Request(
                 "POST",
@@ -1452,6 +1499,8 @@ class AsyncContactsResource:
             limit: Items per page.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import ContactListResponse
+
         return async_paginator(
             self._client,
             Request(
@@ -1496,6 +1545,8 @@ class AsyncContactsResource:
             list_id: List the contact belongs to (required by the service, 400 when
                 missing).
         """
+        from ..models import ContactCreateRequest, ContactResponse
+
         return await self._client._call(
             Request(
                 "POST",
@@ -1532,6 +1583,8 @@ class AsyncContactsResource:
             contact_id: Contact id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import ContactResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -1560,6 +1613,8 @@ class AsyncContactsResource:
         Args:
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import DashboardStatsResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -1630,6 +1685,8 @@ class AsyncContactsResource:
             sort_model: Sort order, as in the sortModel query parameter of other operations:
                 objects with colId and sort (asc or desc). Contacts are ordered by id after it.
         """
+        from ..models import ContactListResponse, FetchContactsRequest
+
         return async_paginator(
             self._client,
             Request(
@@ -1702,6 +1759,8 @@ class AsyncContactsResource:
                 fields as keywords instead (not both).
             linkedin_urls: LinkedIn profile URLs.
         """
+        from ..models import ProfilePicturesRequest, ProfilePicturesResponse
+
         return await self._client._call(
             Request(
                 "POST",
@@ -1764,6 +1823,8 @@ class AsyncContactsResource:
             record_id: Contact id or company id, depending on the list (integer,
                 provisional).
         """
+        from ..models import ColumnValuesRequest, ColumnValuesResponse
+
         return await self._client._call(
             Request(
                 "POST",
@@ -1809,6 +1870,8 @@ class AsyncContactsResource:
             x_target_org_id: Names the organization the request targets.
             body: BulkContactUpdateRequest, or plain data validated into it.
         """
+        from ..models import BulkContactUpdateRequest, BulkUpdateResponse
+
         return await self._client._call(
             Request(
                 "POST",
@@ -1874,6 +1937,8 @@ class AsyncContactsResource:
             list_id: Only contacts of this list (its own contacts and those added to it).
                 Unknown or foreign lists give 404 "List not found".
         """
+        from ..models import AssignOwnerRequest, AssignOwnerResponse
+
         return await self._client._call(
             Request(
                 "POST",
@@ -1961,6 +2026,11 @@ class AsyncContactsResource:
                 previous attempt returned 409. skip leaves those contacts out; add adds them as
                 well (nothing is merged). The values are not shown in the source.
         """
+        from ..models import (
+            MergeFilteredRequest,
+            MergeFilteredResponse,
+        )
+
         return await self._client._call(
             Request(
                 "POST",
@@ -2035,6 +2105,11 @@ class AsyncContactsResource:
             sequence_id: Sequence to withdraw from; ignored when remove_all is true.
             remove_all: Withdraw from every sequence.
         """
+        from ..models import (
+            WithdrawFromSequencesRequest,
+            WithdrawFromSequencesResponse,
+        )
+
         return await self._client._call(
             Request(
                 "POST",
@@ -2094,6 +2169,8 @@ class AsyncContactsResource:
                 keywords instead (not both).
             contact_ids: Contacts to verify (at most 1000).
         """
+        from ..models import VerifyEmailRequest, VerifyEmailResponse
+
         return await self._client._call(
             Request(
                 "POST",
@@ -2163,6 +2240,11 @@ class AsyncContactsResource:
             all_matching: Verify every contact matching the list (and filter); not bounded
                 by the request contents.
         """
+        from ..models import (
+            AsyncVerifyEmailRequest,
+            AsyncVerifyEmailResponse,
+        )
+
         return await self._client._call(
             Request(
                 "POST",
@@ -2239,6 +2321,8 @@ class AsyncContactsResource:
             all_matching: Unlock every matching contact; not bounded by the request
                 contents.
         """
+        from ..models import UnlockInfoRequest, UnlockInfoResponse
+
         return await self._client._call(
             Request(
                 "POST",

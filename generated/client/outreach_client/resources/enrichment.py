@@ -9,16 +9,14 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import (
-    EmailAddressVerification,
-    EmailAddressVerificationResponse,
-    EmailAddressVerifyRequest,
-    WaterfallConfigList,
-    WaterfallConfigListResponse,
-)
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import (
+        EmailAddressVerification,
+        EmailAddressVerifyRequest,
+        WaterfallConfigList,
+    )
 
 
 class EnrichmentWaterfallResource:
@@ -46,6 +44,8 @@ class EnrichmentWaterfallResource:
             list_id: List id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import WaterfallConfigListResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -87,6 +87,8 @@ class AsyncEnrichmentWaterfallResource:
             list_id: List id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import WaterfallConfigListResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -165,6 +167,11 @@ class EnrichmentResource:
                 fields as keywords instead (not both).
             email: Address to check.
         """
+        from ..models import (
+            EmailAddressVerificationResponse,
+            EmailAddressVerifyRequest,
+        )
+
         return self._client._call(
             Request(
                 "POST",
@@ -233,6 +240,11 @@ class AsyncEnrichmentResource:
                 fields as keywords instead (not both).
             email: Address to check.
         """
+        from ..models import (
+            EmailAddressVerificationResponse,
+            EmailAddressVerifyRequest,
+        )
+
         return await self._client._call(
             Request(
                 "POST",

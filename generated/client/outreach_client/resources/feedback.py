@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import SurveyTriggerDeletionResponse, SurveyTriggerDeletionResult
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import SurveyTriggerDeletionResult
 
 
 class FeedbackSurveysTriggersResource:
@@ -40,6 +40,8 @@ class FeedbackSurveysTriggersResource:
             trigger_id: Trigger id, scoped to its parent survey.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import SurveyTriggerDeletionResponse
+
         return self._client._call(
             Request(
                 "DELETE",
@@ -81,6 +83,8 @@ class AsyncFeedbackSurveysTriggersResource:
             trigger_id: Trigger id, scoped to its parent survey.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import SurveyTriggerDeletionResponse
+
         return await self._client._call(
             Request(
                 "DELETE",

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import FormOverview, FormOverviewResponse
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import FormOverview
 
 
 class FormsResource:
@@ -40,6 +40,8 @@ class FormsResource:
             source_id: Source of the form; a form id is unique only within its source.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import FormOverviewResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -83,6 +85,8 @@ class AsyncFormsResource:
             source_id: Source of the form; a form id is unique only within its source.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import FormOverviewResponse
+
         return await self._client._call(
             Request(
                 "GET",

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import ListCreateRequest, ListRecord, ListRecordListResponse, ListRecordResponse
 from ..pagination import AsyncPaginator, PageStyle, SyncPage, async_paginator, paginate
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import ListCreateRequest, ListRecord
 
 
 class ListsResource:
@@ -42,6 +42,8 @@ class ListsResource:
             limit: Items per page.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import ListRecordListResponse
+
         return paginate(
             self._client,
             Request(
@@ -105,6 +107,8 @@ class ListsResource:
                 400).
             type_: One of: contacts, companies, suppressions, deals, leads.
         """
+        from ..models import ListCreateRequest, ListRecordResponse
+
         return self._client._call(
             Request(
                 "POST",
@@ -158,6 +162,8 @@ class AsyncListsResource:
             limit: Items per page.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import ListRecordListResponse
+
         return async_paginator(
             self._client,
             Request(
@@ -221,6 +227,8 @@ class AsyncListsResource:
                 400).
             type_: One of: contacts, companies, suppressions, deals, leads.
         """
+        from ..models import ListCreateRequest, ListRecordResponse
+
         return await self._client._call(
             Request(
                 "POST",

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import DeploymentOutcome, DeploymentOutcomeResponse, SignaturePushRequest
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import DeploymentOutcome, SignaturePushRequest
 
 
 class SignaturesMailboxesResource:
@@ -62,6 +62,8 @@ class SignaturesMailboxesResource:
                 as keywords instead (not both).
             version: The revision last read.
         """
+        from ..models import DeploymentOutcomeResponse, SignaturePushRequest
+
         return self._client._call(
             Request(
                 "POST",
@@ -127,6 +129,8 @@ class AsyncSignaturesMailboxesResource:
                 as keywords instead (not both).
             version: The revision last read.
         """
+        from ..models import DeploymentOutcomeResponse, SignaturePushRequest
+
         return await self._client._call(
             Request(
                 "POST",

@@ -8,29 +8,23 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import (
-    BulkReinstateResponse,
-    BulkReinstateResult,
-    BulkSuppressRequest,
-    BulkSuppressResponse,
-    BulkSuppressResult,
-    ReinstateSuppressionsRequest,
-    SuppressActionResponse,
-    SuppressActionResult,
-    SuppressContactRequest,
-    SuppressionCategory,
-    SuppressionChannel,
-    SuppressionListResponse,
-    SuppressionRecord,
-    SuppressionStatus,
-    SuppressionStatusResponse,
-    UnsuppressActionResponse,
-    UnsuppressActionResult,
-)
 from ..pagination import AsyncPaginator, PageStyle, SyncPage, async_paginator, paginate
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import (
+        BulkReinstateResult,
+        BulkSuppressRequest,
+        BulkSuppressResult,
+        ReinstateSuppressionsRequest,
+        SuppressActionResult,
+        SuppressContactRequest,
+        SuppressionCategory,
+        SuppressionChannel,
+        SuppressionRecord,
+        SuppressionStatus,
+        UnsuppressActionResult,
+    )
 
 
 class SuppressionsResource:
@@ -57,6 +51,8 @@ class SuppressionsResource:
             contact_id: Contact id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import SuppressionStatusResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -95,6 +91,10 @@ class SuppressionsResource:
             offset: Rows to skip.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import (
+            SuppressionListResponse,
+        )
+
         return paginate(
             self._client,
             Request(
@@ -138,6 +138,8 @@ class SuppressionsResource:
             x_target_org_id: Names the organization the request targets.
             body: SuppressContactRequest, or plain data validated into it.
         """
+        from ..models import SuppressActionResponse, SuppressContactRequest
+
         return self._client._call(
             Request(
                 "POST",
@@ -175,6 +177,11 @@ class SuppressionsResource:
             x_target_org_id: Names the organization the request targets.
             body: SuppressContactRequest, or plain data validated into it.
         """
+        from ..models import (
+            SuppressContactRequest,
+            UnsuppressActionResponse,
+        )
+
         return self._client._call(
             Request(
                 "POST",
@@ -229,6 +236,8 @@ class SuppressionsResource:
                 as keywords instead (not both).
             contact_ids: Contact ids to suppress.
         """
+        from ..models import BulkSuppressRequest, BulkSuppressResponse
+
         return self._client._call(
             Request(
                 "POST",
@@ -286,6 +295,11 @@ class SuppressionsResource:
                 fields as keywords instead (not both).
             contact_ids: Contact ids to reinstate.
         """
+        from ..models import (
+            BulkReinstateResponse,
+            ReinstateSuppressionsRequest,
+        )
+
         return self._client._call(
             Request(
                 "POST",
@@ -334,6 +348,8 @@ class AsyncSuppressionsResource:
             contact_id: Contact id.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import SuppressionStatusResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -372,6 +388,10 @@ class AsyncSuppressionsResource:
             offset: Rows to skip.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import (
+            SuppressionListResponse,
+        )
+
         return async_paginator(
             self._client,
             Request(
@@ -415,6 +435,8 @@ class AsyncSuppressionsResource:
             x_target_org_id: Names the organization the request targets.
             body: SuppressContactRequest, or plain data validated into it.
         """
+        from ..models import SuppressActionResponse, SuppressContactRequest
+
         return await self._client._call(
             Request(
                 "POST",
@@ -452,6 +474,11 @@ class AsyncSuppressionsResource:
             x_target_org_id: Names the organization the request targets.
             body: SuppressContactRequest, or plain data validated into it.
         """
+        from ..models import (
+            SuppressContactRequest,
+            UnsuppressActionResponse,
+        )
+
         return await self._client._call(
             Request(
                 "POST",
@@ -506,6 +533,8 @@ class AsyncSuppressionsResource:
                 as keywords instead (not both).
             contact_ids: Contact ids to suppress.
         """
+        from ..models import BulkSuppressRequest, BulkSuppressResponse
+
         return await self._client._call(
             Request(
                 "POST",
@@ -563,6 +592,11 @@ class AsyncSuppressionsResource:
                 fields as keywords instead (not both).
             contact_ids: Contact ids to reinstate.
         """
+        from ..models import (
+            BulkReinstateResponse,
+            ReinstateSuppressionsRequest,
+        )
+
         return await self._client._call(
             Request(
                 "POST",

@@ -10,25 +10,20 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import (
-    DeliveryStatus,
-    Webhook,
-    WebhookCreateRequest,
-    WebhookDelivery,
-    WebhookDeliveryListResponse,
-    WebhookEventInfo,
-    WebhookEventKind,
-    WebhookEventListResponse,
-    WebhookListResponse,
-    WebhookResponse,
-    WebhookUpdateRequest,
-    WebhookWithSecret,
-    WebhookWithSecretResponse,
-)
 from ..pagination import AsyncPaginator, PageStyle, SyncPage, async_paginator, paginate
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import (
+        DeliveryStatus,
+        Webhook,
+        WebhookCreateRequest,
+        WebhookDelivery,
+        WebhookEventInfo,
+        WebhookEventKind,
+        WebhookUpdateRequest,
+        WebhookWithSecret,
+    )
 
 
 class WebhooksEventsResource:
@@ -52,6 +47,8 @@ class WebhooksEventsResource:
         Args:
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import WebhookEventListResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -86,6 +83,8 @@ class AsyncWebhooksEventsResource:
         Args:
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import WebhookEventListResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -145,6 +144,8 @@ class WebhooksDeliveriesResource:
             status: Only deliveries with this status.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import WebhookDeliveryListResponse
+
         return paginate(
             self._client,
             Request(
@@ -200,6 +201,8 @@ class AsyncWebhooksDeliveriesResource:
             status: Only deliveries with this status.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import WebhookDeliveryListResponse
+
         return async_paginator(
             self._client,
             Request(
@@ -269,6 +272,8 @@ class WebhooksResource:
             is_active: Only enabled (true) or disabled (false) webhooks.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import WebhookListResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -328,6 +333,11 @@ class WebhooksResource:
             events: Event kinds to subscribe to.
             name: Human-readable name (optional), at most 200 characters.
         """
+        from ..models import (
+            WebhookCreateRequest,
+            WebhookWithSecretResponse,
+        )
+
         return self._client._call(
             Request(
                 "POST",
@@ -371,6 +381,8 @@ class WebhooksResource:
             webhook_id: Webhook identifier.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import WebhookResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -442,6 +454,8 @@ class WebhooksResource:
             name: the body field 'name'
             is_active: Enable or disable the webhook.
         """
+        from ..models import WebhookResponse, WebhookUpdateRequest
+
         return self._client._call(
             Request(
                 "PATCH",
@@ -502,6 +516,8 @@ class AsyncWebhooksResource:
             is_active: Only enabled (true) or disabled (false) webhooks.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import WebhookListResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -561,6 +577,11 @@ class AsyncWebhooksResource:
             events: Event kinds to subscribe to.
             name: Human-readable name (optional), at most 200 characters.
         """
+        from ..models import (
+            WebhookCreateRequest,
+            WebhookWithSecretResponse,
+        )
+
         return await self._client._call(
             Request(
                 "POST",
@@ -604,6 +625,8 @@ class AsyncWebhooksResource:
             webhook_id: Webhook identifier.
             x_target_org_id: Names the organization the request targets.
         """
+        from ..models import WebhookResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -675,6 +698,8 @@ class AsyncWebhooksResource:
             name: the body field 'name'
             is_active: Enable or disable the webhook.
         """
+        from ..models import WebhookResponse, WebhookUpdateRequest
+
         return await self._client._call(
             Request(
                 "PATCH",

@@ -11,10 +11,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._for_media import GetReportResponse as GetReportResponse
+    from ._get_report_response import GetReportResponse as GetReportResponse
 
-_HOMES = {
-    "GetReportResponse": "_for_media",
+_HOMES: dict[str, str] = {
+    "GetReportResponse": "_get_report_response",
 }
 
 __all__ = sorted(_HOMES)

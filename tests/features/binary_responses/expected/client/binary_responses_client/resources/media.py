@@ -13,10 +13,10 @@ from ..base import (
     async_to_raw_response_wrapper,
     to_raw_response_wrapper,
 )
-from ..models import GetReportResponse
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import GetReportResponse
 
 
 class MediaResource:
@@ -127,6 +127,8 @@ class MediaResource:
             accept: the media type to ask for (default: any of application/json,
                 application/pdf); the answer is decoded by its Content-Type.
         """
+        from ..models import GetReportResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -149,6 +151,7 @@ class MediaResource:
 
         The request is sent when the block is entered (errors raise there); `iter_text()`,
         `iter_lines()` and `read()` read the body as text, by line, or the rest at once."""
+
         return self._client._stream(
             Request(
                 "GET",
@@ -266,6 +269,8 @@ class AsyncMediaResource:
             accept: the media type to ask for (default: any of application/json,
                 application/pdf); the answer is decoded by its Content-Type.
         """
+        from ..models import GetReportResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -288,6 +293,7 @@ class AsyncMediaResource:
 
         The request is sent when the block is entered (errors raise there); `iter_text()`,
         `iter_lines()` and `read()` read the body as text, by line, or the rest at once."""
+
         return self._client._stream(
             Request(
                 "GET",

@@ -11,16 +11,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._for_events import SubscribeRequest as SubscribeRequest
-    from ._for_events import SubscribeResponse as SubscribeResponse
-    from ._for_webhooks import Shipment as Shipment
     from ._other import SubscribeOnEventRequest as SubscribeOnEventRequest
+    from ._shipment import Shipment as Shipment
+    from ._subscribe_request import SubscribeRequest as SubscribeRequest
+    from ._subscribe_request import SubscribeResponse as SubscribeResponse
 
-_HOMES = {
-    "Shipment": "_for_webhooks",
+_HOMES: dict[str, str] = {
+    "Shipment": "_shipment",
     "SubscribeOnEventRequest": "_other",
-    "SubscribeRequest": "_for_events",
-    "SubscribeResponse": "_for_events",
+    "SubscribeRequest": "_subscribe_request",
+    "SubscribeResponse": "_subscribe_request",
 }
 
 __all__ = sorted(_HOMES)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import SubscribeRequest, SubscribeResponse
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import SubscribeRequest, SubscribeResponse
 
 
 class EventsResource:
@@ -49,6 +49,8 @@ class EventsResource:
                 keywords instead (not both).
             callback_url: the body field 'callback_url'
         """
+        from ..models import SubscribeRequest, SubscribeResponse
+
         return self._client._call(
             Request(
                 "POST",
@@ -103,6 +105,8 @@ class AsyncEventsResource:
                 keywords instead (not both).
             callback_url: the body field 'callback_url'
         """
+        from ..models import SubscribeRequest, SubscribeResponse
+
         return await self._client._call(
             Request(
                 "POST",

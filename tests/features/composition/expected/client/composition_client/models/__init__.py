@@ -11,28 +11,28 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._for_shapes import AccountInput as AccountInput
-    from ._for_shapes import AccountOutput as AccountOutput
-    from ._for_shapes import Base as Base
-    from ._for_shapes import Circle as Circle
-    from ._for_shapes import Node as Node
-    from ._for_shapes import NodeInput as NodeInput
-    from ._for_shapes import Shape as Shape
-    from ._for_shapes import Square as Square
-    from ._for_shapes import Value as Value
+    from ._account_input import AccountInput as AccountInput
+    from ._account_input import AccountOutput as AccountOutput
+    from ._base import Base as Base
+    from ._circle import Circle as Circle
+    from ._circle import Shape as Shape
+    from ._circle import Square as Square
+    from ._node import Node as Node
+    from ._node import NodeInput as NodeInput
     from ._other import Account as Account
+    from ._value import Value as Value
 
-_HOMES = {
+_HOMES: dict[str, str] = {
     "Account": "_other",
-    "AccountInput": "_for_shapes",
-    "AccountOutput": "_for_shapes",
-    "Base": "_for_shapes",
-    "Circle": "_for_shapes",
-    "Node": "_for_shapes",
-    "NodeInput": "_for_shapes",
-    "Shape": "_for_shapes",
-    "Square": "_for_shapes",
-    "Value": "_for_shapes",
+    "AccountInput": "_account_input",
+    "AccountOutput": "_account_input",
+    "Base": "_base",
+    "Circle": "_circle",
+    "Node": "_node",
+    "NodeInput": "_node",
+    "Shape": "_circle",
+    "Square": "_circle",
+    "Value": "_value",
 }
 
 __all__ = sorted(_HOMES)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
 
 
 class ShapesResource:
@@ -52,6 +52,8 @@ class ShapesResource:
             name: the body field 'name'
             children: the body field 'children'
         """
+        from ..models import Node, NodeInput
+
         return self._client._call(
             Request(
                 "POST",
@@ -85,6 +87,8 @@ class ShapesResource:
         Args:
             body: Shape, or plain data validated into it.
         """
+        from ..models import Shape
+
         return self._client._call(
             Request(
                 "POST",
@@ -132,6 +136,8 @@ class ShapesResource:
             password: the body field 'password'
             version: the body field 'version'
         """
+        from ..models import AccountInput, AccountOutput
+
         return self._client._call(
             Request(
                 "POST",
@@ -166,6 +172,8 @@ class ShapesResource:
         Args:
             body: Value, or plain data validated into it.
         """
+        from ..models import Value
+
         return self._client._call(
             Request(
                 "POST",
@@ -217,6 +225,8 @@ class AsyncShapesResource:
             name: the body field 'name'
             children: the body field 'children'
         """
+        from ..models import Node, NodeInput
+
         return await self._client._call(
             Request(
                 "POST",
@@ -250,6 +260,8 @@ class AsyncShapesResource:
         Args:
             body: Shape, or plain data validated into it.
         """
+        from ..models import Shape
+
         return await self._client._call(
             Request(
                 "POST",
@@ -297,6 +309,8 @@ class AsyncShapesResource:
             password: the body field 'password'
             version: the body field 'version'
         """
+        from ..models import AccountInput, AccountOutput
+
         return await self._client._call(
             Request(
                 "POST",
@@ -331,6 +345,8 @@ class AsyncShapesResource:
         Args:
             body: Value, or plain data validated into it.
         """
+        from ..models import Value
+
         return await self._client._call(
             Request(
                 "POST",

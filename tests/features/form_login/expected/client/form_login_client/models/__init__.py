@@ -11,12 +11,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._for_auth import LoginRequestForm as LoginRequestForm
-    from ._for_auth import LoginResponse as LoginResponse
+    from ._login_request_form import LoginRequestForm as LoginRequestForm
+    from ._login_request_form import LoginResponse as LoginResponse
 
-_HOMES = {
-    "LoginRequestForm": "_for_auth",
-    "LoginResponse": "_for_auth",
+_HOMES: dict[str, str] = {
+    "LoginRequestForm": "_login_request_form",
+    "LoginResponse": "_login_request_form",
 }
 
 __all__ = sorted(_HOMES)

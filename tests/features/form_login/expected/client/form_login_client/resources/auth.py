@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import LoginRequestForm, LoginResponse
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import LoginRequestForm, LoginResponse
 
 
 class AuthResource:
@@ -58,6 +58,8 @@ class AuthResource:
             remember: the body field 'remember'
             scope: the body field 'scope'
         """
+        from ..models import LoginRequestForm, LoginResponse
+
         return self._client._call(
             Request(
                 "POST",
@@ -130,6 +132,8 @@ class AsyncAuthResource:
             remember: the body field 'remember'
             scope: the body field 'scope'
         """
+        from ..models import LoginRequestForm, LoginResponse
+
         return await self._client._call(
             Request(
                 "POST",

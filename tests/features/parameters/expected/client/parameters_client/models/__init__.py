@@ -11,26 +11,26 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._for_items import Filter as Filter
-    from ._for_items import FindItemsBox as FindItemsBox
-    from ._for_items import FindItemsKind as FindItemsKind
-    from ._for_items import FindItemsPoint as FindItemsPoint
-    from ._for_items import FindItemsRef as FindItemsRef
-    from ._for_items import FindItemsRef1 as FindItemsRef1
-    from ._for_items import FindItemsResponse as FindItemsResponse
-    from ._for_items import GetLabelMatrixResponse as GetLabelMatrixResponse
-    from ._for_items import GetTileResponse as GetTileResponse
+    from ._filter import Filter as Filter
+    from ._filter import FindItemsBox as FindItemsBox
+    from ._filter import FindItemsKind as FindItemsKind
+    from ._filter import FindItemsPoint as FindItemsPoint
+    from ._filter import FindItemsRef as FindItemsRef
+    from ._filter import FindItemsRef1 as FindItemsRef1
+    from ._filter import FindItemsResponse as FindItemsResponse
+    from ._get_label_matrix_response import GetLabelMatrixResponse as GetLabelMatrixResponse
+    from ._get_tile_response import GetTileResponse as GetTileResponse
 
-_HOMES = {
-    "Filter": "_for_items",
-    "FindItemsBox": "_for_items",
-    "FindItemsKind": "_for_items",
-    "FindItemsPoint": "_for_items",
-    "FindItemsRef": "_for_items",
-    "FindItemsRef1": "_for_items",
-    "FindItemsResponse": "_for_items",
-    "GetLabelMatrixResponse": "_for_items",
-    "GetTileResponse": "_for_items",
+_HOMES: dict[str, str] = {
+    "Filter": "_filter",
+    "FindItemsBox": "_filter",
+    "FindItemsKind": "_filter",
+    "FindItemsPoint": "_filter",
+    "FindItemsRef": "_filter",
+    "FindItemsRef1": "_filter",
+    "FindItemsResponse": "_filter",
+    "GetLabelMatrixResponse": "_get_label_matrix_response",
+    "GetTileResponse": "_get_tile_response",
 }
 
 __all__ = sorted(_HOMES)

@@ -8,19 +8,19 @@ from typing import TYPE_CHECKING
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import (
-    Filter,
-    FindItemsBox,
-    FindItemsKind,
-    FindItemsPoint,
-    FindItemsRef,
-    FindItemsResponse,
-    GetLabelMatrixResponse,
-    GetTileResponse,
-)
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import (
+        Filter,
+        FindItemsBox,
+        FindItemsKind,
+        FindItemsPoint,
+        FindItemsRef,
+        FindItemsResponse,
+        GetLabelMatrixResponse,
+        GetTileResponse,
+    )
 
 
 class ItemsResource:
@@ -49,6 +49,10 @@ class ItemsResource:
 
         GET /items/{kind}/{ref}
         """
+        from ..models import (
+            FindItemsResponse,
+        )
+
         return self._client._call(
             Request(
                 "GET",
@@ -107,6 +111,8 @@ class ItemsResource:
 
         GET /tiles/{coords}
         """
+        from ..models import GetTileResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -124,6 +130,8 @@ class ItemsResource:
 
         GET /labels/{ids}/{point}
         """
+        from ..models import GetLabelMatrixResponse
+
         return self._client._call(
             Request(
                 "GET",
@@ -159,6 +167,10 @@ class AsyncItemsResource:
 
         GET /items/{kind}/{ref}
         """
+        from ..models import (
+            FindItemsResponse,
+        )
+
         return await self._client._call(
             Request(
                 "GET",
@@ -217,6 +229,8 @@ class AsyncItemsResource:
 
         GET /tiles/{coords}
         """
+        from ..models import GetTileResponse
+
         return await self._client._call(
             Request(
                 "GET",
@@ -234,6 +248,8 @@ class AsyncItemsResource:
 
         GET /labels/{ids}/{point}
         """
+        from ..models import GetLabelMatrixResponse
+
         return await self._client._call(
             Request(
                 "GET",

@@ -11,23 +11,23 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._for_default import ComExampleThing as ComExampleThing
-    from ._for_default import NoneModel as NoneModel
-    from ._for_default import Profile as Profile
-    from ._for_default import ResponseModel as ResponseModel
-    from ._for_default import ResponseModelRole as ResponseModelRole
-    from ._for_default import Role as Role
-    from ._for_default import Tag as Tag
+    from ._none_model import ComExampleThing as ComExampleThing
+    from ._none_model import NoneModel as NoneModel
     from ._other import UUIDModel as UUIDModel
+    from ._response_model_role import ResponseModel as ResponseModel
+    from ._response_model_role import ResponseModelRole as ResponseModelRole
+    from ._role import Role as Role
+    from ._tag import Profile as Profile
+    from ._tag import Tag as Tag
 
-_HOMES = {
-    "ComExampleThing": "_for_default",
-    "NoneModel": "_for_default",
-    "Profile": "_for_default",
-    "ResponseModel": "_for_default",
-    "ResponseModelRole": "_for_default",
-    "Role": "_for_default",
-    "Tag": "_for_default",
+_HOMES: dict[str, str] = {
+    "ComExampleThing": "_none_model",
+    "NoneModel": "_none_model",
+    "Profile": "_tag",
+    "ResponseModel": "_response_model_role",
+    "ResponseModelRole": "_response_model_role",
+    "Role": "_role",
+    "Tag": "_tag",
     "UUIDModel": "_other",
 }
 

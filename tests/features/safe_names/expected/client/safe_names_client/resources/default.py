@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import ComExampleThing, NoneModel, Profile, ResponseModel, Role, Tag
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import ComExampleThing, NoneModel, Profile, ResponseModel, Role, Tag
 
 
 class DefaultResource:
@@ -36,6 +36,8 @@ class DefaultResource:
 
         GET /users/{id}
         """
+        from ..models import ResponseModel
+
         return self._client._call(
             Request(
                 "GET",
@@ -90,6 +92,8 @@ class DefaultResource:
             name: the body field 'name'
             level: the body field 'level'
         """
+        from ..models import Role
+
         return self._client._call(
             Request(
                 "PUT",
@@ -165,6 +169,8 @@ class DefaultResource:
             tags: the body field 'tags'
             rank: the body field 'rank'
         """
+        from ..models import Profile
+
         return self._client._call(
             Request(
                 "PATCH",
@@ -210,6 +216,8 @@ class DefaultResource:
                 instead (not both).
             value: the body field 'value'
         """
+        from ..models import ComExampleThing, NoneModel
+
         return self._client._call(
             Request(
                 "POST",
@@ -246,6 +254,8 @@ class AsyncDefaultResource:
 
         GET /users/{id}
         """
+        from ..models import ResponseModel
+
         return await self._client._call(
             Request(
                 "GET",
@@ -300,6 +310,8 @@ class AsyncDefaultResource:
             name: the body field 'name'
             level: the body field 'level'
         """
+        from ..models import Role
+
         return await self._client._call(
             Request(
                 "PUT",
@@ -375,6 +387,8 @@ class AsyncDefaultResource:
             tags: the body field 'tags'
             rank: the body field 'rank'
         """
+        from ..models import Profile
+
         return await self._client._call(
             Request(
                 "PATCH",
@@ -420,6 +434,8 @@ class AsyncDefaultResource:
                 instead (not both).
             value: the body field 'value'
         """
+        from ..models import ComExampleThing, NoneModel
+
         return await self._client._call(
             Request(
                 "POST",

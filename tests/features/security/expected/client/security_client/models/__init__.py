@@ -11,10 +11,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._for_auth import Who as Who
+    from ._who import Who as Who
 
-_HOMES = {
-    "Who": "_for_auth",
+_HOMES: dict[str, str] = {
+    "Who": "_who",
 }
 
 __all__ = sorted(_HOMES)

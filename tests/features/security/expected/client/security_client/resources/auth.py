@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import Who
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import Who
 
 
 class AuthResource:
@@ -25,6 +25,8 @@ class AuthResource:
 
         GET /basic
         """
+        from ..models import Who
+
         return self._client._call(
             Request(
                 "GET",
@@ -41,6 +43,8 @@ class AuthResource:
 
         GET /bearer
         """
+        from ..models import Who
+
         return self._client._call(
             Request(
                 "GET",
@@ -57,6 +61,8 @@ class AuthResource:
 
         GET /keys
         """
+        from ..models import Who
+
         return self._client._call(
             Request(
                 "GET",
@@ -77,6 +83,8 @@ class AuthResource:
 
         GET /both
         """
+        from ..models import Who
+
         return self._client._call(
             Request(
                 "GET",
@@ -104,6 +112,8 @@ class AuthResource:
             oidc_token: the oidc bearer token for this call (default: the client's option of
                 that name).
         """
+        from ..models import Who
+
         return self._client._call(
             Request(
                 "GET",
@@ -146,6 +156,8 @@ class AsyncAuthResource:
 
         GET /basic
         """
+        from ..models import Who
+
         return await self._client._call(
             Request(
                 "GET",
@@ -162,6 +174,8 @@ class AsyncAuthResource:
 
         GET /bearer
         """
+        from ..models import Who
+
         return await self._client._call(
             Request(
                 "GET",
@@ -178,6 +192,8 @@ class AsyncAuthResource:
 
         GET /keys
         """
+        from ..models import Who
+
         return await self._client._call(
             Request(
                 "GET",
@@ -198,6 +214,8 @@ class AsyncAuthResource:
 
         GET /both
         """
+        from ..models import Who
+
         return await self._client._call(
             Request(
                 "GET",
@@ -225,6 +243,8 @@ class AsyncAuthResource:
             oidc_token: the oidc bearer token for this call (default: the client's option of
                 that name).
         """
+        from ..models import Who
+
         return await self._client._call(
             Request(
                 "GET",

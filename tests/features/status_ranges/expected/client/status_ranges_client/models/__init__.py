@@ -11,14 +11,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._for_jobs import Job as Job
-    from ._for_jobs import State as State
     from ._other import Problem as Problem
+    from ._state import Job as Job
+    from ._state import State as State
 
-_HOMES = {
-    "Job": "_for_jobs",
+_HOMES: dict[str, str] = {
+    "Job": "_state",
     "Problem": "_other",
-    "State": "_for_jobs",
+    "State": "_state",
 }
 
 __all__ = sorted(_HOMES)

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import Job
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import Job
 
 
 class JobsResource:
@@ -26,6 +26,8 @@ class JobsResource:
 
         POST /jobs
         """
+        from ..models import Job
+
         return self._client._call(
             Request(
                 "POST",
@@ -43,6 +45,8 @@ class JobsResource:
 
         GET /jobs/{job_id}
         """
+        from ..models import Job
+
         return self._client._call(
             Request(
                 "GET",
@@ -65,6 +69,8 @@ class AsyncJobsResource:
 
         POST /jobs
         """
+        from ..models import Job
+
         return await self._client._call(
             Request(
                 "POST",
@@ -82,6 +88,8 @@ class AsyncJobsResource:
 
         GET /jobs/{job_id}
         """
+        from ..models import Job
+
         return await self._client._call(
             Request(
                 "GET",

@@ -11,14 +11,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._for_files import Document as Document
-    from ._for_files import Stored as Stored
-    from ._for_files import UploadFileRequestMultipart as UploadFileRequestMultipart
+    from ._document import Document as Document
+    from ._stored import Stored as Stored
+    from ._upload_file_request_multipart import (
+        UploadFileRequestMultipart as UploadFileRequestMultipart,
+    )
 
-_HOMES = {
-    "Document": "_for_files",
-    "Stored": "_for_files",
-    "UploadFileRequestMultipart": "_for_files",
+_HOMES: dict[str, str] = {
+    "Document": "_document",
+    "Stored": "_stored",
+    "UploadFileRequestMultipart": "_upload_file_request_multipart",
 }
 
 __all__ = sorted(_HOMES)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import Document, Stored, UploadFileRequestMultipart
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import Document, Stored, UploadFileRequestMultipart
 
 
 class FilesResource:
@@ -58,6 +58,8 @@ class FilesResource:
             tags: the body field 'tags'
             attachments: the body field 'attachments'
         """
+        from ..models import Stored, UploadFileRequestMultipart
+
         return self._client._call(
             Request(
                 "POST",
@@ -101,6 +103,8 @@ class FilesResource:
         Args:
             body: bytes, sent as application/octet-stream.
         """
+        from ..models import Stored
+
         return self._client._call(
             Request(
                 "PUT",
@@ -122,6 +126,8 @@ class FilesResource:
         Args:
             body: str, sent as text/plain.
         """
+        from ..models import Stored
+
         return self._client._call(
             Request(
                 "POST",
@@ -165,6 +171,8 @@ class FilesResource:
             text: the body field 'text'
             content_type: the media type to send (default: by value).
         """
+        from ..models import Document, Stored
+
         return self._client._call(
             Request(
                 "POST",
@@ -227,6 +235,8 @@ class AsyncFilesResource:
             tags: the body field 'tags'
             attachments: the body field 'attachments'
         """
+        from ..models import Stored, UploadFileRequestMultipart
+
         return await self._client._call(
             Request(
                 "POST",
@@ -270,6 +280,8 @@ class AsyncFilesResource:
         Args:
             body: bytes, sent as application/octet-stream.
         """
+        from ..models import Stored
+
         return await self._client._call(
             Request(
                 "PUT",
@@ -291,6 +303,8 @@ class AsyncFilesResource:
         Args:
             body: str, sent as text/plain.
         """
+        from ..models import Stored
+
         return await self._client._call(
             Request(
                 "POST",
@@ -334,6 +348,8 @@ class AsyncFilesResource:
             text: the body field 'text'
             content_type: the media type to send (default: by value).
         """
+        from ..models import Document, Stored
+
         return await self._client._call(
             Request(
                 "POST",
