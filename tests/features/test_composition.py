@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness import models, serve
+from harness import app, models, package, serve
+from http_server import serve_http
 
 M = models("composition")
 
@@ -26,6 +27,10 @@ class Shapes:
         return M.AccountOutput(id="a1", email=body.email)
 
     async def echo_value(self, ctx: str, *, body: Any) -> Any:
+        self.seen.append(body)
+        return body
+
+    async def create_circle(self, ctx: str, *, body: Any) -> Any:
         self.seen.append(body)
         return body
 
@@ -69,3 +74,20 @@ def test_any_of_keeps_each_member_type() -> None:
     assert client.post("/values", json=5).json() == 5
     assert client.post("/values", json="five").json() == "five"
     assert client.post("/values", json={"kind": "k"}).json() == {"kind": "k", "label": None}
+
+
+def test_the_client_takes_an_all_of_body_as_keywords_and_unions_as_their_members() -> None:
+    """allOf of objects: every member's properties are keyword arguments; oneOf / anyOf
+    bodies take any member (a model of it, plain data, a scalar) as `body=`."""
+    shapes = Shapes()
+    with serve_http(app("composition", shapes=shapes)) as url:
+        client = package("composition", "client").Client(base_url=url)
+        models_ = package("composition", "client").models
+        circle = client.shapes.create_circle(kind="circle", radius=2.5, label="c")
+        assert (circle.kind, circle.radius, circle.label) == ("circle", 2.5, "c")
+        assert shapes.seen[-1].radius == 2.5
+        square = client.shapes.create_shape(body=models_.Square(kind="square", side=3))
+        assert (square.root.kind, square.root.side) == ("square", 3)
+        assert client.shapes.echo_value(body=7).root == 7
+        assert client.shapes.echo_value(body="seven").root == "seven"
+        client.close()

@@ -12,6 +12,7 @@ from ..render import names_in
 from . import Target, client_wire
 from .client_auth import Scheme, primary_scheme, schemes, token_param
 from .client_body import BodyField, body_fields, models_in
+from .client_body import body_annotation as client_body_annotation
 from .client_facts import (
     context_headers,
     environments,
@@ -68,6 +69,7 @@ class ClientOp:
     fields: list[BodyField] = field(default_factory=list)  # the body's fields as keywords
     accept_arg: str | None = None  # the keyword choosing one of several answer media types
     stream_method: str | None = None  # `<method>_stream`: the answer read incrementally
+    body_type: str | None = None  # `body=`'s precise union / sequence type, when it has one
 
     @property
     def accepts(self) -> tuple[str, ...]:
@@ -113,7 +115,7 @@ class ClientOp:
     @property
     def body_annotation(self) -> str:
         """Each media type's model (or plain data validated into it), bytes or text."""
-        return client_wire.body_annotation(self.op.body)
+        return self.body_type or client_wire.body_annotation(self.op.body)
 
     @property
     def path_expression(self) -> str:
@@ -206,6 +208,7 @@ def client_views(api: Api, known: set[str], env_prefix: str = "") -> dict[str, C
         taken = {"self", "body", *(p.py_name for p in op.params)}
         taken |= {name for name in (view.token_param, view.content_type_arg) if name}
         view.fields = body_fields(api, op, taken, known)
+        view.body_type = client_body_annotation(api, op, known)
         if view.accepts:
             taken |= {f.py_name for f in view.fields}
             view.accept_arg = unique_name("accept", taken, "response_")
@@ -329,7 +332,7 @@ def models_used(view: ClientOp, known: set[str]) -> set[str]:
     for p in view.op.params:
         used |= names_in(p.annotation, known)
     used |= names_in(view.returns, known) | names_in(view.parse, known)
-    used |= models_in(view.fields, known)
+    used |= models_in(view.fields, known) | names_in(view.body_annotation, known)
     return used | (client_wire.body_models(view.op.body) & known)
 
 

@@ -49,7 +49,12 @@ def _annotation(api: Api, schema: Any, known: set[str], depth: int = 0) -> str:
             return f"{name} | {plain}" if plain else name
         if target.get("type") == "object" or "properties" in target:
             return f"{name} | Mapping[str, Any]"
+        if "allOf" in target and _merged(api, target) is not None:
+            return f"{name} | Mapping[str, Any]"
         return "Any"
+    const = schema.get("const")
+    if isinstance(const, str | int) and not isinstance(const, bool) and "type" not in schema:
+        return f"Literal[{const!r}]"
     types = schema.get("type")
     type_list = types if isinstance(types, list) else [types] if types else []
     nullable = "null" in type_list or schema.get("nullable") is True
@@ -84,6 +89,78 @@ def _object_schema(api: Api, schema: dict[str, Any], model: str) -> dict[str, An
     return node
 
 
+def _merged(api: Api, schema: dict[str, Any], depth: int = 0) -> dict[str, Any] | None:
+    """An object schema with its `allOf` members' properties and requirements merged in
+    (members first, in order); None when a member is not a plain object (a union, a type
+    other than object) or the chain is too deep."""
+    if depth > 5:
+        return None
+    if any(k in schema for k in ("oneOf", "anyOf")) or schema.get("type") not in (None, "object"):
+        return None
+    props: dict[str, Any] = {}
+    required: list[str] = []
+    for member in schema.get("allOf") or ():
+        name = schema_ref_name(member) if isinstance(member, dict) else None
+        node = api.schemas.get(name) if name else member
+        if not isinstance(node, dict):
+            return None
+        merged = _merged(api, node, depth + 1)
+        if merged is None:
+            return None
+        props.update(merged["properties"])
+        required += [r for r in merged["required"] if r not in required]
+    own = schema.get("properties")
+    if own is not None and not isinstance(own, dict):
+        return None
+    props.update(own or {})
+    required += [r for r in schema.get("required") or () if r not in required]
+    return {"type": "object", "properties": props, "required": required}
+
+
+def _top_level(annotation: str) -> list[str]:
+    """`A | Sequence[B | C] | D` -> [A, Sequence[B | C], D]."""
+    out, depth, start = [], 0, 0
+    for i, char in enumerate(annotation):
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if depth == 0 and annotation.startswith(" | ", i):
+            out.append(annotation[start:i])
+            start = i + 3
+    out.append(annotation[start:])
+    return out
+
+
+def body_annotation(api: Api, op: Operation, known: set[str]) -> str | None:
+    """`body=`'s precise type when the JSON body is a union (`oneOf`/`anyOf`) or an array:
+    its model, or any member (each model or plain data) / a sequence of items; None: as usual."""
+    body = op.body
+    media = body_media(body)
+    if body is None or len(media) != 1 or media[0].kind != "json":
+        return None
+    m = media[0]
+    schema = _object_schema(api, m.schema, m.model) if m.model else m.schema
+    if not isinstance(schema, dict):
+        return None
+    options: list[str] = [m.model] if m.model and m.model in known else []
+    members = schema.get("oneOf") or schema.get("anyOf")
+    if isinstance(members, list) and members and "type" not in schema:
+        parts = [_annotation(api, member, known) for member in members]
+    elif schema.get("type") == "array" and not any(
+        k in schema for k in ("oneOf", "anyOf", "allOf")
+    ):
+        parts = [f"Sequence[{_annotation(api, schema.get('items') or {}, known)}]"]
+    else:
+        return None
+    if any(p == "Any" for p in parts):
+        return None
+    for part in parts:
+        for option in _top_level(part):
+            if option not in options:
+                options.append(option)
+    options.sort(key=lambda option: option == "Mapping[str, Any]")  # plain data last
+    optional = "" if body.required else " | None"
+    return " | ".join(options) + optional
+
+
 def body_fields(api: Api, op: Operation, taken: set[str], known: set[str]) -> list[BodyField]:
     """The body's fields as keyword arguments (none when the body is not a known object).
     `taken`: the method's other argument names; the fields' names join it."""
@@ -91,6 +168,8 @@ def body_fields(api: Api, op: Operation, taken: set[str], known: set[str]) -> li
     if not media or media[0].model is None or media[0].model not in known:
         return []
     schema = _object_schema(api, media[0].schema, media[0].model)
+    if "allOf" in schema:  # an object extending others: every member's properties
+        schema = _merged(api, schema) or {}
     props = schema.get("properties")
     if schema.get("type") not in (None, "object") or not isinstance(props, dict) or not props:
         return []

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         AsyncVerifyEmailAccepted,
         AsyncVerifyEmailRequest,
         BaseColumn,
+        BulkContactUpdateItem,
         BulkContactUpdateRequest,
         BulkUpdateResult,
         ColumnDefinition,
@@ -968,7 +969,7 @@ class ContactsResource:
         self,
         *,
         x_target_org_id: str | int | None = None,
-        body: BulkContactUpdateRequest | Sequence[Any],
+        body: BulkContactUpdateRequest | Sequence[BulkContactUpdateItem | Mapping[str, Any]],
     ) -> BulkUpdateResult:
         """Update contacts in bulk
 
@@ -985,7 +986,10 @@ class ContactsResource:
             x_target_org_id: Names the organization the request targets.
             body: BulkContactUpdateRequest, or plain data validated into it.
         """
-        from ..models import BulkContactUpdateRequest, BulkUpdateResponse
+        from ..models import (
+            BulkContactUpdateRequest,
+            BulkUpdateResponse,
+        )
 
         return self._client._call(
             Request(
@@ -1853,7 +1857,7 @@ class AsyncContactsResource:
         self,
         *,
         x_target_org_id: str | int | None = None,
-        body: BulkContactUpdateRequest | Sequence[Any],
+        body: BulkContactUpdateRequest | Sequence[BulkContactUpdateItem | Mapping[str, Any]],
     ) -> BulkUpdateResult:
         """Update contacts in bulk
 
@@ -1870,7 +1874,10 @@ class AsyncContactsResource:
             x_target_org_id: Names the organization the request targets.
             body: BulkContactUpdateRequest, or plain data validated into it.
         """
-        from ..models import BulkContactUpdateRequest, BulkUpdateResponse
+        from ..models import (
+            BulkContactUpdateRequest,
+            BulkUpdateResponse,
+        )
 
         return await self._client._call(
             Request(

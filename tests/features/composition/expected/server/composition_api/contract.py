@@ -49,6 +49,11 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "200": None,
             }
         ),
+        "create_circle": MappingProxyType(
+            {
+                "201": None,
+            }
+        ),
     }
 )
 

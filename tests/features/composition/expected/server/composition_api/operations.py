@@ -71,5 +71,21 @@ OPERATIONS: MappingProxyType[str, OperationInfo] = MappingProxyType(
             context_headers=(),
             extensions=MappingProxyType({}),
         ),
+        "create_circle": OperationInfo(
+            operation_id="create_circle",
+            method="POST",
+            path="/circles",
+            tag="shapes",
+            success_status=201,
+            tier=None,
+            scope=None,
+            lifecycle="active",
+            pagination="none",
+            feature_flag=None,
+            provisional=False,
+            security=(),
+            context_headers=(),
+            extensions=MappingProxyType({}),
+        ),
     }
 )

@@ -15,11 +15,11 @@ if TYPE_CHECKING:
     from ._account_input import AccountOutput as AccountOutput
     from ._base import Base as Base
     from ._circle import Circle as Circle
-    from ._circle import Shape as Shape
-    from ._circle import Square as Square
     from ._node import Node as Node
     from ._node import NodeInput as NodeInput
     from ._other import Account as Account
+    from ._square import Shape as Shape
+    from ._square import Square as Square
     from ._value import Value as Value
 
 _HOMES: dict[str, str] = {
@@ -30,8 +30,8 @@ _HOMES: dict[str, str] = {
     "Circle": "_circle",
     "Node": "_node",
     "NodeInput": "_node",
-    "Shape": "_circle",
-    "Square": "_circle",
+    "Shape": "_square",
+    "Square": "_square",
     "Value": "_value",
 }
 

@@ -3,9 +3,7 @@
 # mypy: disable-error-code="assignment"
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
-from pydantic import Field, RootModel
+from typing import Literal
 
 from ._base import Base
 
@@ -13,12 +11,3 @@ from ._base import Base
 class Circle(Base):
     kind: Literal["circle"]
     radius: float
-
-
-class Square(Base):
-    kind: Literal["square"]
-    side: float
-
-
-class Shape(RootModel[Circle | Square]):
-    root: Annotated[Circle | Square, Field(discriminator="kind")]

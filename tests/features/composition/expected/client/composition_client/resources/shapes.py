@@ -4,14 +4,24 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
-    from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
+    from ..models import (
+        AccountInput,
+        AccountOutput,
+        Base,
+        Circle,
+        Node,
+        NodeInput,
+        Shape,
+        Square,
+        Value,
+    )
 
 
 class ShapesResource:
@@ -78,7 +88,7 @@ class ShapesResource:
     def create_shape(
         self,
         *,
-        body: Shape | Mapping[str, Any],
+        body: Shape | Circle | Square | Mapping[str, Any],
     ) -> Shape:
         """create_shape
 
@@ -107,7 +117,7 @@ class ShapesResource:
         *,
         email: str,
         password: str | _wire.Omit = _wire.OMIT,
-        version: Any | _wire.Omit = _wire.OMIT,
+        version: Literal[2] | _wire.Omit = _wire.OMIT,
     ) -> AccountOutput: ...
 
     @overload
@@ -123,7 +133,7 @@ class ShapesResource:
         body: AccountInput | Mapping[str, Any] | None = None,
         email: str | _wire.Omit = _wire.OMIT,
         password: str | _wire.Omit = _wire.OMIT,
-        version: Any | _wire.Omit = _wire.OMIT,
+        version: Literal[2] | _wire.Omit = _wire.OMIT,
     ) -> AccountOutput:
         """create_account
 
@@ -163,7 +173,7 @@ class ShapesResource:
     def echo_value(
         self,
         *,
-        body: Value | Mapping[str, Any],
+        body: Value | str | int | Base | Mapping[str, Any],
     ) -> Value:
         """echo_value
 
@@ -184,6 +194,65 @@ class ShapesResource:
                 retry_safe=False,
             ),
             lambda response: Value.model_validate_json(response.content),
+        )
+
+    @overload
+    def create_circle(
+        self,
+        *,
+        kind: Literal["circle"],
+        label: str | _wire.Omit = _wire.OMIT,
+        radius: float,
+    ) -> Circle: ...
+
+    @overload
+    def create_circle(
+        self,
+        *,
+        body: Circle | Mapping[str, Any],
+    ) -> Circle: ...
+
+    def create_circle(
+        self,
+        *,
+        body: Circle | Mapping[str, Any] | None = None,
+        kind: Literal["circle"] | _wire.Omit = _wire.OMIT,
+        label: str | _wire.Omit = _wire.OMIT,
+        radius: float | _wire.Omit = _wire.OMIT,
+    ) -> Circle:
+        """create_circle
+
+        POST /circles
+
+        Args:
+            body: Circle, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            kind: the body field 'kind'
+            label: the body field 'label'
+            radius: the body field 'radius'
+        """
+        from ..models import Circle
+
+        return self._client._call(
+            Request(
+                "POST",
+                "/circles",
+                body=_wire.payload(
+                    _wire.body_of(
+                        body,
+                        (
+                            ("kind", "kind", kind),
+                            ("label", "label", label),
+                            ("radius", "radius", radius),
+                        ),
+                        ("kind", "radius"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=Circle),),
+                ),
+                retry_safe=False,
+            ),
+            lambda response: Circle.model_validate_json(response.content),
         )
 
 
@@ -251,7 +320,7 @@ class AsyncShapesResource:
     async def create_shape(
         self,
         *,
-        body: Shape | Mapping[str, Any],
+        body: Shape | Circle | Square | Mapping[str, Any],
     ) -> Shape:
         """create_shape
 
@@ -280,7 +349,7 @@ class AsyncShapesResource:
         *,
         email: str,
         password: str | _wire.Omit = _wire.OMIT,
-        version: Any | _wire.Omit = _wire.OMIT,
+        version: Literal[2] | _wire.Omit = _wire.OMIT,
     ) -> AccountOutput: ...
 
     @overload
@@ -296,7 +365,7 @@ class AsyncShapesResource:
         body: AccountInput | Mapping[str, Any] | None = None,
         email: str | _wire.Omit = _wire.OMIT,
         password: str | _wire.Omit = _wire.OMIT,
-        version: Any | _wire.Omit = _wire.OMIT,
+        version: Literal[2] | _wire.Omit = _wire.OMIT,
     ) -> AccountOutput:
         """create_account
 
@@ -336,7 +405,7 @@ class AsyncShapesResource:
     async def echo_value(
         self,
         *,
-        body: Value | Mapping[str, Any],
+        body: Value | str | int | Base | Mapping[str, Any],
     ) -> Value:
         """echo_value
 
@@ -359,6 +428,65 @@ class AsyncShapesResource:
             lambda response: Value.model_validate_json(response.content),
         )
 
+    @overload
+    async def create_circle(
+        self,
+        *,
+        kind: Literal["circle"],
+        label: str | _wire.Omit = _wire.OMIT,
+        radius: float,
+    ) -> Circle: ...
+
+    @overload
+    async def create_circle(
+        self,
+        *,
+        body: Circle | Mapping[str, Any],
+    ) -> Circle: ...
+
+    async def create_circle(
+        self,
+        *,
+        body: Circle | Mapping[str, Any] | None = None,
+        kind: Literal["circle"] | _wire.Omit = _wire.OMIT,
+        label: str | _wire.Omit = _wire.OMIT,
+        radius: float | _wire.Omit = _wire.OMIT,
+    ) -> Circle:
+        """create_circle
+
+        POST /circles
+
+        Args:
+            body: Circle, or plain data validated into it. Or pass its fields as keywords
+                instead (not both).
+            kind: the body field 'kind'
+            label: the body field 'label'
+            radius: the body field 'radius'
+        """
+        from ..models import Circle
+
+        return await self._client._call(
+            Request(
+                "POST",
+                "/circles",
+                body=_wire.payload(
+                    _wire.body_of(
+                        body,
+                        (
+                            ("kind", "kind", kind),
+                            ("label", "label", label),
+                            ("radius", "radius", radius),
+                        ),
+                        ("kind", "radius"),
+                        True,
+                    ),
+                    (_wire.MediaType("application/json", "json", model=Circle),),
+                ),
+                retry_safe=False,
+            ),
+            lambda response: Circle.model_validate_json(response.content),
+        )
+
 
 class ShapesResourceWithRawResponse:
     """`shapes` answering `APIResponse` objects (status, headers, `.parse()`)."""
@@ -368,6 +496,7 @@ class ShapesResourceWithRawResponse:
         self.create_shape = to_raw_response_wrapper(resource.create_shape)
         self.create_account = to_raw_response_wrapper(resource.create_account)
         self.echo_value = to_raw_response_wrapper(resource.echo_value)
+        self.create_circle = to_raw_response_wrapper(resource.create_circle)
 
 
 class AsyncShapesResourceWithRawResponse:
@@ -378,3 +507,4 @@ class AsyncShapesResourceWithRawResponse:
         self.create_shape = async_to_raw_response_wrapper(resource.create_shape)
         self.create_account = async_to_raw_response_wrapper(resource.create_account)
         self.echo_value = async_to_raw_response_wrapper(resource.echo_value)
+        self.create_circle = async_to_raw_response_wrapper(resource.create_circle)

@@ -3,7 +3,7 @@
 
 from typing import Protocol
 
-from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
+from ..models import AccountInput, AccountOutput, Circle, Node, NodeInput, Shape, Value
 from ..runtime import ContextT_contra
 
 
@@ -55,5 +55,17 @@ class ShapesApi(Protocol[ContextT_contra]):
         """echo_value
 
         POST /values
+        """
+        ...
+
+    async def create_circle(
+        self,
+        ctx: ContextT_contra,
+        *,
+        body: Circle,
+    ) -> Circle:
+        """create_circle
+
+        POST /circles
         """
         ...

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends
 
 from ..interfaces.shapes import ShapesApi
-from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
+from ..models import AccountInput, AccountOutput, Circle, Node, NodeInput, Shape, Value
 from ..operations import OPERATIONS
 from ..runtime import ContextProvider, ContextT
 
@@ -79,6 +79,23 @@ def create_router(impl: ShapesApi[ContextT], context: ContextProvider[ContextT])
         body: Annotated[Value, Body()],
     ) -> Value:
         return await impl.echo_value(
+            ctx,
+            body=body,
+        )
+
+    @router.post(
+        "/circles",
+        operation_id="create_circle",
+        summary="",
+        status_code=201,
+        response_model=Circle,
+    )
+    async def create_circle(
+        ctx: Annotated[Any, Depends(context(OPERATIONS["create_circle"]))],
+        *,
+        body: Annotated[Circle, Body()],
+    ) -> Circle:
+        return await impl.create_circle(
             ctx,
             body=body,
         )
