@@ -8,12 +8,12 @@ from fastapi import APIRouter, Body, Depends
 from ..interfaces.api_keys import ApiKeysApi
 from ..models import ApiKeyCreatedResponse, ApiKeyCreateRequest, ApiKeyListResponse
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: ApiKeysApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `api-keys`, bound to `impl`."""
-    router = APIRouter(tags=["api-keys"])
+    router = APIRouter(tags=["api-keys"], route_class=Route)
 
     @router.get(
         "/v1/api-keys",

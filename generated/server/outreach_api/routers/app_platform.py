@@ -8,12 +8,12 @@ from fastapi import APIRouter, Body, Depends, Header
 from ..interfaces.app_platform import AppPlatformApi
 from ..models import AppTokenResponse, BrowserExchangeRequest, JwkSet, ServiceTokenRequest
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: AppPlatformApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `app-platform`, bound to `impl`."""
-    router = APIRouter(tags=["app-platform"])
+    router = APIRouter(tags=["app-platform"], route_class=Route)
 
     @router.post(
         "/api/v1/app-sessions/exchange",

@@ -38,12 +38,12 @@ from ..models import (
     WithdrawFromSequencesResponse,
 )
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `contacts`, bound to `impl`."""
-    router = APIRouter(tags=["contacts"])
+    router = APIRouter(tags=["contacts"], route_class=Route)
 
     @router.get(
         "/api/v1/contacts",

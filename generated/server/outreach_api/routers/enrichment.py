@@ -12,12 +12,12 @@ from ..models import (
     WaterfallConfigListResponse,
 )
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: EnrichmentApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `enrichment`, bound to `impl`."""
-    router = APIRouter(tags=["enrichment"])
+    router = APIRouter(tags=["enrichment"], route_class=Route)
 
     @router.post(
         "/api/v1/enrichment/verify-email",

@@ -8,12 +8,12 @@ from fastapi import APIRouter, Depends, Path
 from ..interfaces.feedback import FeedbackApi
 from ..models import SurveyTriggerDeletionResponse
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: FeedbackApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `feedback`, bound to `impl`."""
-    router = APIRouter(tags=["feedback"])
+    router = APIRouter(tags=["feedback"], route_class=Route)
 
     @router.delete(
         "/api/v1/feedback/surveys/{survey_id}/triggers/{trigger_id}",

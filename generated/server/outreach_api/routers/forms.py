@@ -8,12 +8,12 @@ from fastapi import APIRouter, Depends, Path, Query
 from ..interfaces.forms import FormsApi
 from ..models import FormOverviewResponse
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: FormsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `forms`, bound to `impl`."""
-    router = APIRouter(tags=["forms"])
+    router = APIRouter(tags=["forms"], route_class=Route)
 
     @router.get(
         "/api/v1/forms/{form_key}/overview",

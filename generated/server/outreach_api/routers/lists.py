@@ -8,12 +8,12 @@ from fastapi import APIRouter, Body, Depends, Query
 from ..interfaces.lists import ListsApi
 from ..models import ListCreateRequest, ListRecordListResponse, ListRecordResponse
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: ListsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `lists`, bound to `impl`."""
-    router = APIRouter(tags=["lists"])
+    router = APIRouter(tags=["lists"], route_class=Route)
 
     @router.get(
         "/api/v1/lists",

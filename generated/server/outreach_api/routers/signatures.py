@@ -8,12 +8,12 @@ from fastapi import APIRouter, Body, Depends, Path
 from ..interfaces.signatures import SignaturesApi
 from ..models import DeploymentOutcomeResponse, SignaturePushRequest
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: SignaturesApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `signatures`, bound to `impl`."""
-    router = APIRouter(tags=["signatures"])
+    router = APIRouter(tags=["signatures"], route_class=Route)
 
     @router.post(
         "/api/v1/signatures/mailboxes/{mailbox_id}/push",

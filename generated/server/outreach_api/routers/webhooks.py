@@ -17,12 +17,12 @@ from ..models import (
     WebhookWithSecretResponse,
 )
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: WebhooksApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `webhooks`, bound to `impl`."""
-    router = APIRouter(tags=["webhooks"])
+    router = APIRouter(tags=["webhooks"], route_class=Route)
 
     @router.get(
         "/api/v1/webhooks/events",

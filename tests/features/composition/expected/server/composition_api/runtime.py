@@ -11,6 +11,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from fastapi import routing
+from fastapi.routing import APIRoute
+from starlette.routing import Match
+from starlette.types import Scope
+
 ContextT = TypeVar("ContextT")
 ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
 
@@ -49,3 +54,34 @@ def route_order(route: Any) -> tuple[tuple[int, str], ...]:
     """Sort key placing literal path segments before parameters at the first point they differ."""
     path = str(getattr(route, "path", ""))
     return tuple((1, "") if part.startswith("{") else (0, part) for part in path.split("/"))
+
+
+# FastAPI's routes included with include_router() match through a context of the including
+# router (its prefix, kept in scope["fastapi"]); the early refusal below stands aside then
+_included_context = getattr(routing, "_get_scope_effective_route_context", None)
+
+
+class Route(APIRoute):
+    """An APIRoute that refuses at once a path not starting with its literal prefix.
+
+    A router tries its routes in order until one matches, each with a regular expression;
+    a path that does not start with the part of the template before its first parameter
+    cannot match that expression, so the answer is the same, without running it.
+    """
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(path, endpoint, **kwargs)
+        self.literal_prefix = self.path_format.partition("{")[0]
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if (
+            not scope["path"].startswith(self.literal_prefix)
+            and scope["type"] == "http"
+            and not scope.get("root_path")
+            and (
+                "fastapi" not in scope
+                or (_included_context is not None and _included_context(scope) is None)
+            )
+        ):
+            return Match.NONE, {}
+        return super().matches(scope)

@@ -8,12 +8,12 @@ from fastapi import APIRouter, Body, Depends
 from ..interfaces.events import EventsApi
 from ..models import SubscribeRequest, SubscribeResponse
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: EventsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `events`, bound to `impl`."""
-    router = APIRouter(tags=["events"])
+    router = APIRouter(tags=["events"], route_class=Route)
 
     @router.post(
         "/subscriptions",

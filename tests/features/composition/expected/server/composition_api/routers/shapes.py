@@ -8,12 +8,12 @@ from fastapi import APIRouter, Body, Depends
 from ..interfaces.shapes import ShapesApi
 from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: ShapesApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `shapes`, bound to `impl`."""
-    router = APIRouter(tags=["shapes"])
+    router = APIRouter(tags=["shapes"], route_class=Route)
 
     @router.post(
         "/nodes",

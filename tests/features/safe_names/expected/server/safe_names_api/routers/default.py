@@ -8,12 +8,12 @@ from fastapi import APIRouter, Body, Depends, Header, Path, Query
 from ..interfaces.default import DefaultApi
 from ..models import ComExampleThing, NoneModel, Profile, ResponseModel, Role
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: DefaultApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `default`, bound to `impl`."""
-    router = APIRouter(tags=["default"])
+    router = APIRouter(tags=["default"], route_class=Route)
 
     @router.get(
         "/users/{id}",

@@ -8,12 +8,12 @@ from fastapi import APIRouter, Depends, Path
 from ..interfaces.jobs import JobsApi
 from ..models import Job
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: JobsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `jobs`, bound to `impl`."""
-    router = APIRouter(tags=["jobs"])
+    router = APIRouter(tags=["jobs"], route_class=Route)
 
     @router.post(
         "/jobs",

@@ -10,12 +10,12 @@ from .. import transport
 from ..interfaces.files import FilesApi
 from ..models import Document, Stored, UploadFileRequestMultipart
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT
+from ..runtime import ContextProvider, ContextT, Route
 
 
 def create_router(impl: FilesApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `files`, bound to `impl`."""
-    router = APIRouter(tags=["files"])
+    router = APIRouter(tags=["files"], route_class=Route)
 
     @router.post(
         "/files",
