@@ -150,6 +150,9 @@ def main() -> None:
         env["OUTREACH_DATABASE_URL"] = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{database}"
         env["OUTREACH_REDIS_URL"] = REDIS_URL
         env["OUTREACH_REDIS_PREFIX"] = redis_prefix
+        # as many pooled connections as wrk keeps requests in flight: with fewer, every
+        # request beyond the pool opens and closes a connection of its own
+        env["OUTREACH_DB_POOL_SIZE"] = str(args.connections)
         env["OUTREACH_SECRET_KEY"] = Fernet.generate_key().decode()  # seed-demo adds a webhook
     full = bare = None
     try:
