@@ -5,15 +5,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends
 
+from .. import transport
 from ..interfaces.api_keys import ApiKeysApi
 from ..models import ApiKeyCreatedResponse, ApiKeyCreateRequest, ApiKeyListResponse
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: ApiKeysApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `api-keys`, bound to `impl`."""
-    router = APIRouter(tags=["api-keys"], route_class=Route)
+    router = APIRouter(tags=["api-keys"], route_class=transport.Route)
 
     @router.get(
         "/v1/api-keys",

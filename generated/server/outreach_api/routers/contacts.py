@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query
 
+from .. import transport
 from ..interfaces.contacts import ContactsApi
 from ..models import (
     AssignOwnerRequest,
@@ -38,12 +39,12 @@ from ..models import (
     WithdrawFromSequencesResponse,
 )
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `contacts`, bound to `impl`."""
-    router = APIRouter(tags=["contacts"], route_class=Route)
+    router = APIRouter(tags=["contacts"], route_class=transport.Route)
 
     @router.get(
         "/api/v1/contacts",

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query
 
+from .. import transport
 from ..interfaces.enrichment import EnrichmentApi
 from ..models import (
     EmailAddressVerificationResponse,
@@ -12,12 +13,12 @@ from ..models import (
     WaterfallConfigListResponse,
 )
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: EnrichmentApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `enrichment`, bound to `impl`."""
-    router = APIRouter(tags=["enrichment"], route_class=Route)
+    router = APIRouter(tags=["enrichment"], route_class=transport.Route)
 
     @router.post(
         "/api/v1/enrichment/verify-email",

@@ -5,15 +5,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path
 
+from .. import transport
 from ..interfaces.feedback import FeedbackApi
 from ..models import SurveyTriggerDeletionResponse
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: FeedbackApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `feedback`, bound to `impl`."""
-    router = APIRouter(tags=["feedback"], route_class=Route)
+    router = APIRouter(tags=["feedback"], route_class=transport.Route)
 
     @router.delete(
         "/api/v1/feedback/surveys/{survey_id}/triggers/{trigger_id}",

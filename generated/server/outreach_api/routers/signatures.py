@@ -5,15 +5,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path
 
+from .. import transport
 from ..interfaces.signatures import SignaturesApi
 from ..models import DeploymentOutcomeResponse, SignaturePushRequest
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: SignaturesApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `signatures`, bound to `impl`."""
-    router = APIRouter(tags=["signatures"], route_class=Route)
+    router = APIRouter(tags=["signatures"], route_class=transport.Route)
 
     @router.post(
         "/api/v1/signatures/mailboxes/{mailbox_id}/push",

@@ -21,12 +21,12 @@ from ..models import (
     UnsuppressActionResponse,
 )
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `suppressions`, bound to `impl`."""
-    router = APIRouter(tags=["suppressions"], route_class=Route)
+    router = APIRouter(tags=["suppressions"], route_class=transport.Route)
 
     @router.get(
         "/api/v1/contacts/{contact_id}/suppression",

@@ -7,15 +7,9 @@ that authenticates and authorises the request before the handler runs, and
 returns the context object passed to every handler as `ctx`.
 """
 
-import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
-
-from fastapi import Request, params, routing
-from fastapi.routing import APIRoute
-from starlette.routing import Match
-from starlette.types import Scope
 
 ContextT = TypeVar("ContextT")
 ContextT_contra = TypeVar("ContextT_contra", contravariant=True)
@@ -55,94 +49,3 @@ def route_order(route: Any) -> tuple[tuple[int, str], ...]:
     """Sort key placing literal path segments before parameters at the first point they differ."""
     path = str(getattr(route, "path", ""))
     return tuple((1, "") if part.startswith("{") else (0, part) for part in path.split("/"))
-
-
-# FastAPI's routes included with include_router() match through a context of the including
-# router (its prefix, kept in scope["fastapi"]); the early refusal below stands aside then
-_included_context = getattr(routing, "_get_scope_effective_route_context", None)
-
-
-def takes_only_the_request(call: Any) -> bool:
-    """Whether `call` is a coroutine function of one parameter, the Starlette request."""
-    if not inspect.iscoroutinefunction(call):
-        return False
-    try:
-        parameters = list(inspect.signature(call, eval_str=True).parameters.values())
-    except (TypeError, ValueError, NameError):
-        return False
-    return (
-        len(parameters) == 1
-        and parameters[0].annotation is Request
-        and parameters[0].kind
-        in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    )
-
-
-def direct_context(endpoint: Callable[..., Any]) -> Callable[..., Any]:
-    """`endpoint` calling its context dependency itself, when that changes nothing observable.
-
-    An operation without parameters or body has one input, `ctx`: when its dependency takes
-    only the request, FastAPI's dependency solving (per request: cache keys, query, header and
-    cookie parsing for a dependency that reads none) is replaced by a call; the context is
-    still built before anything else runs. An override of the dependency in the app's
-    `dependency_overrides` is honoured, and must take only the request too. Any other
-    endpoint is returned as it is.
-    """
-    try:
-        parameters = list(inspect.signature(endpoint, eval_str=True).parameters.values())
-    except (TypeError, ValueError, NameError):
-        return endpoint
-    if len(parameters) != 1 or parameters[0].name != "ctx":
-        return endpoint
-    marks = [
-        m
-        for m in getattr(parameters[0].annotation, "__metadata__", ())
-        if isinstance(m, params.Depends)
-    ]
-    dependency = marks[0].dependency if len(marks) == 1 else None
-    if dependency is None or not takes_only_the_request(dependency):
-        return endpoint
-
-    async def direct(request: Request) -> Any:
-        overrides = getattr(request.scope.get("app"), "dependency_overrides", None)
-        call = overrides.get(dependency, dependency) if overrides else dependency
-        if call is not dependency and not takes_only_the_request(call):
-            raise TypeError("an override of a context dependency must take only the request")
-        return await endpoint(ctx=await call(request))
-
-    # not functools.wraps: FastAPI reads the signature, which would follow __wrapped__
-    for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
-        setattr(direct, attribute, getattr(endpoint, attribute, None))
-    direct.__annotations__ = {
-        "request": Request,
-        "return": inspect.signature(endpoint).return_annotation,
-    }
-    return direct
-
-
-class Route(APIRoute):
-    """The generated routes' APIRoute: cheaper to find and, without inputs, to enter.
-
-    A router tries its routes in order until one matches, each with a regular expression;
-    a path that does not start with the part of the template before its first parameter
-    cannot match that expression, so it is refused at once, with the same answer. An
-    operation without parameters or body calls its context dependency directly
-    (`direct_context`).
-    """
-
-    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
-        super().__init__(path, direct_context(endpoint), **kwargs)
-        self.literal_prefix = self.path_format.partition("{")[0]
-
-    def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        if (
-            not scope["path"].startswith(self.literal_prefix)
-            and scope["type"] == "http"
-            and not scope.get("root_path")
-            and (
-                "fastapi" not in scope
-                or (_included_context is not None and _included_context(scope) is None)
-            )
-        ):
-            return Match.NONE, {}
-        return super().matches(scope)

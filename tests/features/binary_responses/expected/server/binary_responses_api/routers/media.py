@@ -8,12 +8,12 @@ from fastapi import APIRouter, Depends, Path, Response
 from .. import transport
 from ..interfaces.media import MediaApi
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: MediaApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `media`, bound to `impl`."""
-    router = APIRouter(tags=["media"], route_class=Route)
+    router = APIRouter(tags=["media"], route_class=transport.Route)
 
     @router.get(
         "/avatars/{user_id}",

@@ -5,15 +5,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends
 
+from .. import transport
 from ..interfaces.events import EventsApi
 from ..models import SubscribeRequest, SubscribeResponse
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: EventsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `events`, bound to `impl`."""
-    router = APIRouter(tags=["events"], route_class=Route)
+    router = APIRouter(tags=["events"], route_class=transport.Route)
 
     @router.post(
         "/subscriptions",

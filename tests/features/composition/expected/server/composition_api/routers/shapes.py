@@ -5,15 +5,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends
 
+from .. import transport
 from ..interfaces.shapes import ShapesApi
 from ..models import AccountInput, AccountOutput, Node, NodeInput, Shape, Value
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: ShapesApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `shapes`, bound to `impl`."""
-    router = APIRouter(tags=["shapes"], route_class=Route)
+    router = APIRouter(tags=["shapes"], route_class=transport.Route)
 
     @router.post(
         "/nodes",

@@ -9,12 +9,12 @@ from .. import transport
 from ..interfaces.auth import AuthApi
 from ..models import LoginRequestForm, LoginResponse
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: AuthApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `auth`, bound to `impl`."""
-    router = APIRouter(tags=["auth"], route_class=Route)
+    router = APIRouter(tags=["auth"], route_class=transport.Route)
 
     @router.post(
         "/login",

@@ -9,12 +9,12 @@ from .. import transport
 from ..interfaces.notes import NotesApi
 from ..models import Count, Note
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: NotesApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `notes`, bound to `impl`."""
-    router = APIRouter(tags=["notes"], route_class=Route)
+    router = APIRouter(tags=["notes"], route_class=transport.Route)
 
     @router.post(
         "/notes",

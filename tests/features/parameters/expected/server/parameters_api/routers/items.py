@@ -19,12 +19,12 @@ from ..models import (
     GetTileResponse,
 )
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: ItemsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `items`, bound to `impl`."""
-    router = APIRouter(tags=["items"], route_class=Route)
+    router = APIRouter(tags=["items"], route_class=transport.Route)
 
     @router.get(
         "/items/{kind}/{ref}",

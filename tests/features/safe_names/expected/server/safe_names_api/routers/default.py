@@ -9,12 +9,12 @@ from .. import transport
 from ..interfaces.default import DefaultApi
 from ..models import ComExampleThing, NoneModel, Profile, ResponseModel, Role
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: DefaultApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `default`, bound to `impl`."""
-    router = APIRouter(tags=["default"], route_class=Route)
+    router = APIRouter(tags=["default"], route_class=transport.Route)
 
     @router.get(
         "/users/{id}",

@@ -9,13 +9,13 @@ from .. import transport
 from ..interfaces.auth import AuthApi
 from ..models import Who
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 from ..security import REQUIREMENTS, SECURITY_SCHEMES
 
 
 def create_router(impl: AuthApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `auth`, bound to `impl`."""
-    router = APIRouter(tags=["auth"], route_class=Route)
+    router = APIRouter(tags=["auth"], route_class=transport.Route)
 
     @router.get(
         "/basic",

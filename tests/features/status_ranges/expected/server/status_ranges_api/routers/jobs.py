@@ -5,15 +5,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path
 
+from .. import transport
 from ..interfaces.jobs import JobsApi
 from ..models import Job
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: JobsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `jobs`, bound to `impl`."""
-    router = APIRouter(tags=["jobs"], route_class=Route)
+    router = APIRouter(tags=["jobs"], route_class=transport.Route)
 
     @router.post(
         "/jobs",

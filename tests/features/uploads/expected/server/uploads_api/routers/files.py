@@ -10,12 +10,12 @@ from .. import transport
 from ..interfaces.files import FilesApi
 from ..models import Document, Stored, UploadFileRequestMultipart
 from ..operations import OPERATIONS
-from ..runtime import ContextProvider, ContextT, Route
+from ..runtime import ContextProvider, ContextT
 
 
 def create_router(impl: FilesApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `files`, bound to `impl`."""
-    router = APIRouter(tags=["files"], route_class=Route)
+    router = APIRouter(tags=["files"], route_class=transport.Route)
 
     @router.post(
         "/files",
