@@ -426,6 +426,7 @@ def before_after(r: Results) -> list[str]:
         ]
     )
     hot = b.get("hot_path_ratio") or {}
+    code = b.get("hot_path_before_code") or {}
     rows.append(
         [
             "hot path, full / bare FastAPI (SQLite)",
@@ -437,17 +438,17 @@ def before_after(r: Results) -> list[str]:
     rows.append(
         [
             "hot path by server CPU per request (SQLite)",
-            NOT_MEASURED,
+            number(code.get("sqlite_cpu_ratio")),
             number(r.get("serve_throughput", "cpu_ratio_bare_to_full")),
-            "the CPU figure is new in issue 15",
+            str(code.get("source", "no baseline")),
         ]
     )
     rows.append(
         [
             "hot path, full / bare FastAPI (PostgreSQL + Redis)",
-            NOT_MEASURED,
+            number(code.get("postgresql_ratio")),
             number(r.get("serve_throughput_postgresql", "ratio_full_to_bare")),
-            "first measured in issue 15",
+            str(code.get("source", "no baseline")),
         ]
     )
     build_before = b.get("build_cold_over_opc") or {}
