@@ -30,6 +30,7 @@ from ..signatures.handlers import SignaturesService
 from ..webhooks.handlers import WebhooksService
 from .errors import install_error_handlers
 from .observability import Observability, install_observability
+from .routing import RouteTable
 
 OPENAPI_JSON = files("outreach_api").joinpath("openapi.json").read_bytes()
 # the reference page spec-gen renders (generated/docs/index.html), shipped in the API package
@@ -80,9 +81,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         api_keys=ApiKeysService(),
         app_platform=AppPlatformService(),
     )
-    # the routes themselves, not an included router: one routing layer less on every request,
-    # and their order (literal path segments first) is kept
-    app.router.routes.extend(api_router.routes)
+    # the routes themselves, not an included router: one routing layer less on every request;
+    # in one table keyed by first path segment, their order (literal segments first) kept
+    app.router.routes.append(RouteTable(api_router.routes))
 
     @app.get("/openapi.json", include_in_schema=False)
     async def openapi_document() -> Response:

@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from ..core.errors import ApiError, ApiValidationError
+from .routing import every_route
 
 log = logging.getLogger("outreach_server")
 # a 422 names at most this many failures (a megabyte of bad ids is one short answer)
@@ -39,7 +40,7 @@ def allowed_methods(request: Request) -> list[str]:
     """The methods of the path's own routes (the `Allow` header): of the routes matching the
     path, those with the most literal segments (`/contacts/fetch`, not `/contacts/{id}`)."""
     best, methods = -1, set[str]()
-    for route in request.app.router.routes:
+    for route in every_route(request.app.router.routes):
         match, _ = route.matches({**request.scope, "method": "GET"})
         if match == Match.NONE:
             continue

@@ -14,10 +14,12 @@ route matched, never the raw path), a known HTTP method or `"OTHER"`, the status
 
 from __future__ import annotations
 
+import itertools
 import logging
+import os
 import re
+import secrets
 import time
-import uuid
 
 from fastapi import FastAPI
 from fastapi.responses import Response
@@ -60,6 +62,29 @@ DURATION_BUCKETS = (0.005, 0.025, 0.1, 0.5, 2.5, 10.0)
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 _SANE_REQUEST_ID = re.compile(rb"[A-Za-z0-9._-]{1,64}")
+
+
+class RequestIds:
+    """Fresh request ids: 32 hex digits, a random 64-bit prefix of the process then a counter.
+
+    Unique across processes (the prefix is drawn again in a forked child) without a call to
+    the system's random source per request, as `uuid.uuid4()` makes. An id names a request
+    in the logs; it is not a secret and grants nothing.
+    """
+
+    def __init__(self) -> None:
+        self.reseed()
+        os.register_at_fork(after_in_child=self.reseed)
+
+    def reseed(self) -> None:
+        self._prefix = secrets.token_hex(8)
+        self._counter = itertools.count(1)
+
+    def __call__(self) -> str:
+        return f"{self._prefix}{next(self._counter) & 0xFFFFFFFFFFFFFFFF:016x}"
+
+
+new_request_id = RequestIds()
 access_log = logging.getLogger("outreach_server.access")
 
 
@@ -148,7 +173,7 @@ class RequestContextMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = incoming_request_id(scope) or uuid.uuid4().hex
+        request_id = incoming_request_id(scope) or new_request_id()
         id_header = (REQUEST_ID_HEADER, request_id.encode("ascii"))
         status = 500  # what the server answers if the app raises before starting a response
 

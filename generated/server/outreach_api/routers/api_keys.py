@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends
 
+from .. import transport
 from ..interfaces.api_keys import ApiKeysApi
 from ..models import ApiKeyCreatedResponse, ApiKeyCreateRequest, ApiKeyListResponse
 from ..operations import OPERATIONS
@@ -13,7 +14,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: ApiKeysApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `api-keys`, bound to `impl`."""
-    router = APIRouter(tags=["api-keys"])
+    router = APIRouter(tags=["api-keys"], route_class=transport.Route)
 
     @router.get(
         "/v1/api-keys",

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Header
 
+from .. import transport
 from ..interfaces.app_platform import AppPlatformApi
 from ..models import AppTokenResponse, BrowserExchangeRequest, JwkSet, ServiceTokenRequest
 from ..operations import OPERATIONS
@@ -13,7 +14,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: AppPlatformApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `app-platform`, bound to `impl`."""
-    router = APIRouter(tags=["app-platform"])
+    router = APIRouter(tags=["app-platform"], route_class=transport.Route)
 
     @router.post(
         "/api/v1/app-sessions/exchange",

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query
 
+from .. import transport
 from ..interfaces.contacts import ContactsApi
 from ..models import (
     AssignOwnerRequest,
@@ -43,7 +44,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `contacts`, bound to `impl`."""
-    router = APIRouter(tags=["contacts"])
+    router = APIRouter(tags=["contacts"], route_class=transport.Route)
 
     @router.get(
         "/api/v1/contacts",

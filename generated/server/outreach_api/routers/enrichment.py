@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query
 
+from .. import transport
 from ..interfaces.enrichment import EnrichmentApi
 from ..models import (
     EmailAddressVerificationResponse,
@@ -17,7 +18,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: EnrichmentApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `enrichment`, bound to `impl`."""
-    router = APIRouter(tags=["enrichment"])
+    router = APIRouter(tags=["enrichment"], route_class=transport.Route)
 
     @router.post(
         "/api/v1/enrichment/verify-email",

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path
 
+from .. import transport
 from ..interfaces.feedback import FeedbackApi
 from ..models import SurveyTriggerDeletionResponse
 from ..operations import OPERATIONS
@@ -13,7 +14,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: FeedbackApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `feedback`, bound to `impl`."""
-    router = APIRouter(tags=["feedback"])
+    router = APIRouter(tags=["feedback"], route_class=transport.Route)
 
     @router.delete(
         "/api/v1/feedback/surveys/{survey_id}/triggers/{trigger_id}",

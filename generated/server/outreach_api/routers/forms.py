@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query
 
+from .. import transport
 from ..interfaces.forms import FormsApi
 from ..models import FormOverviewResponse
 from ..operations import OPERATIONS
@@ -13,7 +14,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: FormsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `forms`, bound to `impl`."""
-    router = APIRouter(tags=["forms"])
+    router = APIRouter(tags=["forms"], route_class=transport.Route)
 
     @router.get(
         "/api/v1/forms/{form_key}/overview",

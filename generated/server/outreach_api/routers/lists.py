@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query
 
+from .. import transport
 from ..interfaces.lists import ListsApi
 from ..models import ListCreateRequest, ListRecordListResponse, ListRecordResponse
 from ..operations import OPERATIONS
@@ -13,7 +14,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: ListsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `lists`, bound to `impl`."""
-    router = APIRouter(tags=["lists"])
+    router = APIRouter(tags=["lists"], route_class=transport.Route)
 
     @router.get(
         "/api/v1/lists",

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path
 
+from .. import transport
 from ..interfaces.signatures import SignaturesApi
 from ..models import DeploymentOutcomeResponse, SignaturePushRequest
 from ..operations import OPERATIONS
@@ -13,7 +14,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: SignaturesApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `signatures`, bound to `impl`."""
-    router = APIRouter(tags=["signatures"])
+    router = APIRouter(tags=["signatures"], route_class=transport.Route)
 
     @router.post(
         "/api/v1/signatures/mailboxes/{mailbox_id}/push",

@@ -3,8 +3,9 @@
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Path, Query
+from fastapi import APIRouter, Body, Depends, Path, Query, Request
 
+from .. import transport
 from ..interfaces.suppressions import SuppressionsApi
 from ..models import (
     BulkReinstateResponse,
@@ -25,7 +26,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `suppressions`, bound to `impl`."""
-    router = APIRouter(tags=["suppressions"])
+    router = APIRouter(tags=["suppressions"], route_class=transport.Route)
 
     @router.get(
         "/api/v1/contacts/{contact_id}/suppression",
@@ -76,10 +77,13 @@ def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[Cont
     )
     async def suppress_contact(
         ctx: Annotated[Any, Depends(context(OPERATIONS["suppress_contact"]))],
+        request: Request,
         *,
         contact_id: Annotated[int, Path(le=9223372036854775807)],
         body: Annotated[SuppressContactRequest | None, Body()] = None,
     ) -> SuppressActionResponse:
+        if body is None:
+            await transport.refuse_null_body(request, SuppressContactRequest)
         return await impl.suppress_contact(
             ctx,
             contact_id=contact_id,
@@ -95,10 +99,13 @@ def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[Cont
     )
     async def unsuppress_contact(
         ctx: Annotated[Any, Depends(context(OPERATIONS["unsuppress_contact"]))],
+        request: Request,
         *,
         contact_id: Annotated[int, Path(le=9223372036854775807)],
         body: Annotated[SuppressContactRequest | None, Body()] = None,
     ) -> UnsuppressActionResponse:
+        if body is None:
+            await transport.refuse_null_body(request, SuppressContactRequest)
         return await impl.unsuppress_contact(
             ctx,
             contact_id=contact_id,

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Response
 
+from .. import transport
 from ..interfaces.webhooks import WebhooksApi
 from ..models import (
     DeliveryStatus,
@@ -22,7 +23,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: WebhooksApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `webhooks`, bound to `impl`."""
-    router = APIRouter(tags=["webhooks"])
+    router = APIRouter(tags=["webhooks"], route_class=transport.Route)
 
     @router.get(
         "/api/v1/webhooks/events",

@@ -13,7 +13,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: MediaApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `media`, bound to `impl`."""
-    router = APIRouter(tags=["media"])
+    router = APIRouter(tags=["media"], route_class=transport.Route)
 
     @router.get(
         "/avatars/{user_id}",

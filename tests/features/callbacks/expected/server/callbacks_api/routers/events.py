@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends
 
+from .. import transport
 from ..interfaces.events import EventsApi
 from ..models import SubscribeRequest, SubscribeResponse
 from ..operations import OPERATIONS
@@ -13,7 +14,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: EventsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `events`, bound to `impl`."""
-    router = APIRouter(tags=["events"])
+    router = APIRouter(tags=["events"], route_class=transport.Route)
 
     @router.post(
         "/subscriptions",

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends
 
+from .. import transport
 from ..interfaces.shapes import ShapesApi
 from ..models import AccountInput, AccountOutput, Circle, Node, NodeInput, Shape, Value
 from ..operations import OPERATIONS
@@ -13,7 +14,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: ShapesApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `shapes`, bound to `impl`."""
-    router = APIRouter(tags=["shapes"])
+    router = APIRouter(tags=["shapes"], route_class=transport.Route)
 
     @router.post(
         "/nodes",

@@ -14,7 +14,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: AuthApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `auth`, bound to `impl`."""
-    router = APIRouter(tags=["auth"])
+    router = APIRouter(tags=["auth"], route_class=transport.Route)
 
     @router.post(
         "/login",

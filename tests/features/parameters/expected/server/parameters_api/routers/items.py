@@ -24,7 +24,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: ItemsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `items`, bound to `impl`."""
-    router = APIRouter(tags=["items"])
+    router = APIRouter(tags=["items"], route_class=transport.Route)
 
     @router.get(
         "/items/{kind}/{ref}",

@@ -3,8 +3,9 @@
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Header, Path, Query
+from fastapi import APIRouter, Body, Depends, Header, Path, Query, Request
 
+from .. import transport
 from ..interfaces.default import DefaultApi
 from ..models import ComExampleThing, NoneModel, Profile, ResponseModel, Role
 from ..operations import OPERATIONS
@@ -13,7 +14,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: DefaultApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `default`, bound to `impl`."""
-    router = APIRouter(tags=["default"])
+    router = APIRouter(tags=["default"], route_class=transport.Route)
 
     @router.get(
         "/users/{id}",
@@ -95,10 +96,13 @@ def create_router(impl: DefaultApi[ContextT], context: ContextProvider[ContextT]
     )
     async def post_models_uuid(
         ctx: Annotated[Any, Depends(context(OPERATIONS["post_models_uuid"]))],
+        request: Request,
         *,
         uuid: Annotated[str, Path(alias="UUID")],
         body: Annotated[NoneModel | None, Body()] = None,
     ) -> ComExampleThing:
+        if body is None:
+            await transport.refuse_null_body(request, NoneModel)
         return await impl.post_models_uuid(
             ctx,
             uuid=uuid,

@@ -15,7 +15,7 @@ from ..security import REQUIREMENTS, SECURITY_SCHEMES
 
 def create_router(impl: AuthApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `auth`, bound to `impl`."""
-    router = APIRouter(tags=["auth"])
+    router = APIRouter(tags=["auth"], route_class=transport.Route)
 
     @router.get(
         "/basic",

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path
 
+from .. import transport
 from ..interfaces.jobs import JobsApi
 from ..models import Job
 from ..operations import OPERATIONS
@@ -13,7 +14,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: JobsApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `jobs`, bound to `impl`."""
-    router = APIRouter(tags=["jobs"])
+    router = APIRouter(tags=["jobs"], route_class=transport.Route)
 
     @router.post(
         "/jobs",

@@ -15,7 +15,7 @@ from ..runtime import ContextProvider, ContextT
 
 def create_router(impl: FilesApi[ContextT], context: ContextProvider[ContextT]) -> APIRouter:
     """The routes of tag `files`, bound to `impl`."""
-    router = APIRouter(tags=["files"])
+    router = APIRouter(tags=["files"], route_class=transport.Route)
 
     @router.post(
         "/files",
