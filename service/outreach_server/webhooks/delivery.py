@@ -61,6 +61,8 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -71,7 +73,19 @@ from outreach_api.constants import (
     WEBHOOK_DELIVERY_RETRY_DELAYS_SECONDS,
     WEBHOOK_DELIVERY_SIGNATURE_HEADER,
 )
-from sqlalchemy import Integer, String, Text, and_, column, insert, select, update, values
+from sqlalchemy import (
+    ARRAY,
+    BigInteger,
+    Integer,
+    String,
+    Text,
+    and_,
+    bindparam,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..core.resolver import Resolver, ip_literal
@@ -91,6 +105,69 @@ MAX_ERROR_LENGTH = 500
 USER_AGENT = "outreach-webhooks/1"
 RESOLVE_CACHE_SECONDS = 1.0
 SECRET_CACHE_SECONDS = 60.0
+
+
+# PostgreSQL: a batch of outcomes in one statement (one round trip, atomic): the arrays are
+# unnested side by side, so one compiled statement serves every batch size; each row is
+# guarded by its lease token and org_id, and the retries of the rows actually recorded are
+# inserted by the same statement
+RECORD_OUTCOMES = text(
+    """
+    WITH done AS (
+        UPDATE webhook_deliveries AS d
+        SET status = o.status, attempts = o.attempts, response_code = o.response_code,
+            error_message = o.error_message, completed_at = :now, lease_token = NULL
+        FROM unnest(:id, :org_id, :lease_token, :status, :attempts, :response_code,
+                    :error_message)
+            AS o(id, org_id, lease_token, status, attempts, response_code, error_message)
+        WHERE d.id = o.id AND d.org_id = o.org_id AND d.lease_token = o.lease_token
+            AND d.status = 'pending'
+        RETURNING d.id
+    ), retried AS (
+        INSERT INTO webhook_deliveries (id, org_id, webhook_id, event_id, event, status,
+            attempts, max_attempts, created_at, next_attempt_at)
+        SELECT r.id, r.org_id, r.webhook_id, r.event_id, r.event, 'pending', r.attempts,
+            r.max_attempts, :now, r.next_attempt_at
+        FROM unnest(:r_after, :r_id, :r_org_id, :r_webhook_id, :r_event_id, :r_event,
+                    :r_attempts, :r_max_attempts, :r_next_attempt_at)
+            AS r(after_id, id, org_id, webhook_id, event_id, event, attempts, max_attempts,
+                 next_attempt_at)
+        WHERE r.after_id IN (SELECT id FROM done)
+        RETURNING id
+    )
+    SELECT id FROM done
+    """
+).bindparams(
+    bindparam("id", type_=ARRAY(String)),
+    bindparam("org_id", type_=ARRAY(Integer)),
+    bindparam("lease_token", type_=ARRAY(String)),
+    bindparam("status", type_=ARRAY(String)),
+    bindparam("attempts", type_=ARRAY(Integer)),
+    bindparam("response_code", type_=ARRAY(Integer)),
+    bindparam("error_message", type_=ARRAY(Text)),
+    bindparam("now", type_=BigInteger),
+    bindparam("r_after", type_=ARRAY(String)),
+    bindparam("r_id", type_=ARRAY(String)),
+    bindparam("r_org_id", type_=ARRAY(Integer)),
+    bindparam("r_webhook_id", type_=ARRAY(String)),
+    bindparam("r_event_id", type_=ARRAY(String)),
+    bindparam("r_event", type_=ARRAY(String)),
+    bindparam("r_attempts", type_=ARRAY(Integer)),
+    bindparam("r_max_attempts", type_=ARRAY(Integer)),
+    bindparam("r_next_attempt_at", type_=ARRAY(BigInteger)),
+)
+# an attempt given back unsent: due again at once, its lease cleared
+RELEASE = (
+    update(D)
+    .where(
+        D.c.id == bindparam("r_id"),
+        D.c.org_id == bindparam("r_org"),
+        D.c.status == "pending",
+        D.c.lease_token == bindparam("r_token"),
+    )
+    .values(next_attempt_at=bindparam("r_now"), lease_token=None)
+)
+RETRY_FIELDS = ("id", "org_id", "webhook_id", "event_id", "event", "attempts", "max_attempts")
 
 
 @dataclass(frozen=True)
@@ -156,6 +233,7 @@ class DeliveryWorker:
         poll_interval: float = 0.05,
         flush_size: int = 64,
         flush_interval: float = 0.005,
+        lanes: int = 2,
     ) -> None:
         self.engine = engine
         self.settings = settings
@@ -174,11 +252,14 @@ class DeliveryWorker:
         self._stop = asyncio.Event()
         self._transport: Transport | None = None
         self._in_flight: set[asyncio.Task[None]] = set()
+        self._reserved = 0  # attempts being claimed
+        self.lanes = lanes
         self._slot_freed = asyncio.Event()
         self._results: list[tuple[Claimed, Outcome | None]] = []
         self._result_ready = asyncio.Event()
-        self._recorder: asyncio.Task[None] | None = None
+        self._recorders: list[asyncio.Task[None]] = []
         self._closing = False
+        self._connections: list[AsyncConnection] = []  # PostgreSQL, autocommit, idle
         self._resolved: dict[str, tuple[float, ResolvedTarget | TargetRefused]] = {}
         self._secrets: dict[tuple[str, str], tuple[float, str]] = {}
         self._target_of: dict[str, TargetKey] = {}  # webhook id -> its last target
@@ -199,6 +280,7 @@ class DeliveryWorker:
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
         await self._drain()
+        await self._close_connections()
         if self._transport is not None:
             await self._transport.aclose()
             self._transport = None
@@ -208,9 +290,9 @@ class DeliveryWorker:
             await asyncio.gather(*self._in_flight, return_exceptions=True)
         self._closing = True
         self._result_ready.set()
-        if self._recorder is not None:
-            await asyncio.gather(self._recorder, return_exceptions=True)
-            self._recorder = None
+        if self._recorders:
+            await asyncio.gather(*self._recorders, return_exceptions=True)
+            self._recorders = []
         await self._flush_all()
 
     @property
@@ -218,25 +300,37 @@ class DeliveryWorker:
         return self.concurrency or 4 * self.batch
 
     async def run(self) -> None:
+        """Claim and send until stopped: `lanes` claim loops share the in-flight budget, so
+        the next claim is under way while another one's rows are being spawned."""
         self._ensure_recorder()
+        await asyncio.gather(*(self._claim_loop() for _ in range(self.lanes)))
+
+    async def _claim_loop(self) -> None:
         while not self._stop.is_set():
-            free = self.max_in_flight - len(self._in_flight)
+            free = self.max_in_flight - len(self._in_flight) - self._reserved
             if free < max(1, min(self.batch, self.max_in_flight) // 2):
                 self._slot_freed.clear()  # the pipeline is full: wait for a slot
                 await self._wait(self._slot_freed, self.poll_interval)
                 continue
             wanted = min(self.batch, free)
+            skipped = self._saturated_webhooks()
+            self._reserved += wanted
             try:
-                items = await self.claim(wanted)
+                items = await self.claim(wanted, skipped)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("webhook delivery claim failed")
                 items = []
+            finally:
+                self._reserved -= wanted
             for item in items:
                 self._spawn(item)
             if len(items) == wanted:
                 await asyncio.sleep(0)  # let the sends start, then claim more
+            elif skipped and self._in_flight:  # a busy target's rows may be due: soon again
+                self._slot_freed.clear()
+                await self._wait(self._slot_freed, self.poll_interval)
             else:  # nothing more is due now
                 await self._wait(self._stop, self.poll_interval)
 
@@ -277,7 +371,7 @@ class DeliveryWorker:
             webhook_id for webhook_id, key in self._target_of.items() if transport.saturated(key)
         )
 
-    async def claim(self, limit: int | None = None) -> list[Claimed]:
+    async def claim(self, limit: int | None = None, skipped: Sequence[str] = ()) -> list[Claimed]:
         now = now_ms()
         token = secrets.token_hex(8)
         due = (
@@ -286,7 +380,6 @@ class DeliveryWorker:
             .order_by(D.c.next_attempt_at)
             .limit(limit or self.batch)
         )
-        skipped = self._saturated_webhooks()
         if skipped:
             due = due.where(D.c.webhook_id.not_in(skipped))
         if not self.sqlite:
@@ -297,8 +390,9 @@ class DeliveryWorker:
             .values(next_attempt_at=now + self.lease_ms, lease_token=token)
         )
         fields = (D.c.id, D.c.org_id, D.c.webhook_id, D.c.event_id, D.c.event, D.c.attempts)
-        async with self.engine.connect() as connection:
-            if self.sqlite:
+        rows: Sequence[Any]
+        if self.sqlite:
+            async with self.engine.connect() as connection:
                 await connection.exec_driver_sql("BEGIN IMMEDIATE")
                 ids = (await connection.execute(claim.returning(D.c.id))).scalars().all()
                 rows = (
@@ -306,10 +400,11 @@ class DeliveryWorker:
                     if ids
                     else []
                 )
-            else:
-                claimed = claim.returning(*fields, D.c.max_attempts).cte("claimed")
+                await connection.commit()
+        else:  # one statement: claim and read in one round trip
+            claimed = claim.returning(*fields, D.c.max_attempts).cte("claimed")
+            async with self._autocommit() as connection:
                 rows = (await connection.execute(self._batch_query(claimed, token, None))).all()
-            await connection.commit()
         at = time.monotonic()
         return [
             Claimed(
@@ -494,8 +589,12 @@ class DeliveryWorker:
     # -- record ------------------------------------------------------------------------------
 
     def _ensure_recorder(self) -> None:
-        if self._recorder is None or self._recorder.done():
-            self._recorder = asyncio.create_task(self._record_loop(), name="webhook-recorder")
+        """`lanes` recorders: one flush can be under way while the next batch collects."""
+        self._recorders = [task for task in self._recorders if not task.done()]
+        while len(self._recorders) < self.lanes:
+            self._recorders.append(
+                asyncio.create_task(self._record_loop(), name="webhook-recorder")
+            )
 
     async def _record_loop(self) -> None:
         while not (self._closing and not self._results):
@@ -564,46 +663,61 @@ class DeliveryWorker:
                     "created_at": now,
                     "next_attempt_at": now + int(delay * 1000),
                 }
-        recorded: set[str] = set()
-        async with self.engine.connect() as connection:
-            if self.sqlite:
-                await connection.exec_driver_sql("BEGIN IMMEDIATE")
-            if made_rows:
-                recorded = await self._update_made(connection, made_rows, now)
-            for item in released:
-                await connection.execute(
-                    update(D)
-                    .where(
-                        D.c.id == item.id,
-                        D.c.org_id == item.org_id,
-                        D.c.status == "pending",
-                        D.c.lease_token == item.lease_token,
-                    )
-                    .values(next_attempt_at=now, lease_token=None)
-                )
-            wanted = [retries[i] for i in sorted(recorded) if i in retries]
-            if wanted:
-                await connection.execute(insert(D), wanted)
-            await connection.commit()
+        if self.sqlite:
+            recorded = await self._record_sqlite(made_rows, retries, released, now)
+        else:
+            recorded = await self._record_postgresql(made_rows, retries, released, now)
         for row in made_rows:
             if row["id"] not in recorded:
                 log.warning("webhook delivery %s: lease lost, outcome not recorded", row["id"])
         return recorded
 
-    async def _update_made(
-        self, connection: AsyncConnection, rows: list[dict[str, Any]], now: int
+    async def _record_postgresql(
+        self,
+        made_rows: list[dict[str, Any]],
+        retries: dict[str, dict[str, Any]],
+        released: list[Claimed],
+        now: int,
     ) -> set[str]:
-        guard = (D.c.status == "pending",)
-        if self.sqlite:
-            recorded: set[str] = set()
-            for row in rows:
+        recorded: set[str] = set()
+        async with self._autocommit() as connection:
+            if made_rows:
+                given: dict[str, Any] = {
+                    name: [row[name] for row in made_rows]
+                    for name in (
+                        "id", "org_id", "lease_token", "status", "attempts", "response_code",
+                        "error_message",
+                    )
+                }  # fmt: skip
+                given["r_after"] = list(retries)
+                for name in (*RETRY_FIELDS, "next_attempt_at"):
+                    given[f"r_{name}"] = [retry[name] for retry in retries.values()]
+                result = await connection.execute(RECORD_OUTCOMES, {**given, "now": now})
+                recorded = set(result.scalars().all())
+            if released:
+                await connection.execute(
+                    RELEASE, [self._release_row(item, now) for item in released]
+                )
+        return recorded
+
+    async def _record_sqlite(
+        self,
+        made_rows: list[dict[str, Any]],
+        retries: dict[str, dict[str, Any]],
+        released: list[Claimed],
+        now: int,
+    ) -> set[str]:
+        recorded: set[str] = set()
+        async with self.engine.connect() as connection:
+            await connection.exec_driver_sql("BEGIN IMMEDIATE")
+            for row in made_rows:
                 done = await connection.execute(
                     update(D)
                     .where(
                         D.c.id == row["id"],
                         D.c.org_id == row["org_id"],
                         D.c.lease_token == row["lease_token"],
-                        *guard,
+                        D.c.status == "pending",
                     )
                     .values(
                         status=row["status"],
@@ -616,46 +730,36 @@ class DeliveryWorker:
                 )
                 if done.rowcount == 1:
                     recorded.add(row["id"])
-            return recorded
-        given = values(
-            column("id", String),
-            column("org_id", Integer),
-            column("lease_token", String),
-            column("status", String),
-            column("attempts", Integer),
-            column("response_code", Integer),
-            column("error_message", Text),
-            name="outcomes",
-        ).data(
-            [
-                (
-                    r["id"],
-                    r["org_id"],
-                    r["lease_token"],
-                    r["status"],
-                    r["attempts"],
-                    r["response_code"],
-                    r["error_message"],
-                )
-                for r in rows
-            ]
-        )
-        statement = (
-            update(D)
-            .where(
-                D.c.id == given.c.id,
-                D.c.org_id == given.c.org_id,
-                D.c.lease_token == given.c.lease_token,
-                *guard,
-            )
-            .values(
-                status=given.c.status,
-                attempts=given.c.attempts,
-                response_code=given.c.response_code,
-                error_message=given.c.error_message,
-                completed_at=now,
-                lease_token=None,
-            )
-            .returning(D.c.id)
-        )
-        return set((await connection.execute(statement)).scalars().all())
+            for item in released:
+                await connection.execute(RELEASE, self._release_row(item, now))
+            wanted = [retries[i] for i in sorted(recorded) if i in retries]
+            if wanted:
+                await connection.execute(insert(D), wanted)
+            await connection.commit()
+        return recorded
+
+    @staticmethod
+    def _release_row(item: Claimed, now: int) -> dict[str, Any]:
+        return {"r_id": item.id, "r_org": item.org_id, "r_token": item.lease_token, "r_now": now}
+
+    @asynccontextmanager
+    async def _autocommit(self) -> AsyncIterator[AsyncConnection]:
+        """A PostgreSQL connection in autocommit mode, kept by the worker between uses (no
+        pool checkout, ping, BEGIN or COMMIT per statement: each statement is atomic)."""
+        connection = self._connections.pop() if self._connections else None
+        if connection is None:
+            connection = await self.engine.connect()
+            await connection.execution_options(isolation_level="AUTOCOMMIT")
+        try:
+            yield connection
+        except BaseException:
+            try:
+                await asyncio.shield(connection.invalidate())
+            finally:
+                await asyncio.shield(connection.close())
+            raise
+        self._connections.append(connection)
+
+    async def _close_connections(self) -> None:
+        while self._connections:
+            await self._connections.pop().close()

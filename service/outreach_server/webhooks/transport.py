@@ -37,11 +37,33 @@ def fast_sniffio_fallback() -> None:
 
 
 class _Stream(AsyncNetworkStream):
+    """An asyncio stream for httpcore. Writes are held until the next read (or 64 KiB), so a
+    request's head and body leave in one send: httpcore writes them separately, and each
+    send is a system call."""
+
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._reader = reader
         self._writer = writer
+        self._pending: list[bytes] = []
+        self._pending_size = 0
+
+    async def _flush(self, timeout: float | None) -> None:
+        data = b"".join(self._pending)
+        self._pending.clear()
+        self._pending_size = 0
+        try:
+            self._writer.write(data)
+            if self._writer.transport.get_write_buffer_size():
+                async with asyncio.timeout(timeout):
+                    await self._writer.drain()
+        except TimeoutError as exc:
+            raise httpcore.WriteTimeout(str(exc)) from exc
+        except OSError as exc:
+            raise httpcore.WriteError(str(exc)) from exc
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self._pending:
+            await self._flush(timeout)
         try:
             async with asyncio.timeout(timeout):
                 return await self._reader.read(max_bytes)
@@ -53,17 +75,13 @@ class _Stream(AsyncNetworkStream):
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if not buffer:
             return
-        try:
-            self._writer.write(buffer)
-            if self._writer.transport.get_write_buffer_size():
-                async with asyncio.timeout(timeout):
-                    await self._writer.drain()
-        except TimeoutError as exc:
-            raise httpcore.WriteTimeout(str(exc)) from exc
-        except OSError as exc:
-            raise httpcore.WriteError(str(exc)) from exc
+        self._pending.append(buffer)
+        self._pending_size += len(buffer)
+        if self._pending_size >= 65536:
+            await self._flush(timeout)
 
     async def aclose(self) -> None:
+        self._pending.clear()
         self._writer.close()
 
     async def start_tls(
@@ -152,8 +170,9 @@ class Transport:
         return slots
 
     def saturated(self, key: TargetKey) -> bool:
+        """Enough attempts queued for the target (4 x its slots): claim no more for now."""
         slots = self.targets.get(key)
-        return slots is not None and slots.queued >= slots.cap
+        return slots is not None and slots.queued >= 4 * slots.cap
 
     async def post(
         self,
