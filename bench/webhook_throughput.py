@@ -35,6 +35,7 @@ import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import httpx
@@ -145,7 +146,12 @@ def wait_started(process: subprocess.Popen[bytes], log: Path, timeout: float = 6
 
 
 def run(
-    backend: str, workers: int, args: argparse.Namespace, env: dict[str, str], port: int
+    backend: str,
+    workers: int,
+    args: argparse.Namespace,
+    env: dict[str, str],
+    port: int,
+    baseline: str | None = None,
 ) -> dict[str, object]:
     name = f"outreach_bench_{uuid.uuid4().hex[:12]}"
     folder = tempfile.TemporaryDirectory(prefix="webhook-bench-")
@@ -155,6 +161,8 @@ def run(
         asyncio.run(admin(f'CREATE DATABASE "{name}"'))
         url = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
     env = {**env, "OUTREACH_DATABASE_URL": url}
+    if baseline:  # another checkout's worker (its service and generated code first on the path)
+        env["PYTHONPATH"] = f"{baseline}/service:{baseline}/generated/server"
     try:
         subprocess.run(
             [sys.executable, "-m", "outreach_server.cli", "migrate"],
@@ -165,10 +173,16 @@ def run(
         os.environ.update({k: v for k, v in env.items() if k.startswith("OUTREACH_")})
         total = asyncio.run(seed(url, port, args.webhooks, args.events))
         httpx.delete(f"http://127.0.0.1:{port}/count")
-        command = [
-            sys.executable, "-m", "outreach_server.cli", "worker",
-            "--concurrency", str(args.concurrency), "--per-target", str(args.per_target),
-        ]  # fmt: skip
+        command = [sys.executable, "-m", "outreach_server.cli", "worker"]
+        if baseline:
+            command += ["--concurrency", str(args.baseline_concurrency)]
+        else:
+            command += [
+                "--concurrency",
+                str(args.concurrency),
+                "--per-target",
+                str(args.per_target),
+            ]
         counter = Counter(backend, url)
         logs = [Path(folder.name) / f"worker{index}.log" for index in range(workers)]
         processes = [
@@ -226,6 +240,14 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=256)
     parser.add_argument("--per-target", type=int, default=32)
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also time the worker of another checkout (e.g. `git archive main service generated`"
+        " unpacked in DIR), alternating with this one, 1 worker on PostgreSQL, --rounds times",
+    )
+    parser.add_argument("--baseline-concurrency", type=int, default=32)
+    parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     port = free_port()
     env = {
@@ -256,6 +278,14 @@ def main() -> None:
         for backend, workers in plan:
             rows.append(run(backend, workers, args, env, port))
             print(json.dumps(rows[-1]), flush=True)
+        compared: list[dict[str, Any]] = []
+        for _ in range(args.rounds if args.baseline else 0):
+            for label in ("baseline", "this"):
+                row = run(
+                    "postgresql", 1, args, env, port, args.baseline if label == "baseline" else None
+                )
+                compared.append({"code": label, **row})
+                print(json.dumps(compared[-1]), flush=True)
     finally:
         receiver.terminate()
         receiver.wait(timeout=15)
@@ -270,6 +300,8 @@ def main() -> None:
         "settings": {k: v for k, v in vars(args).items()},
         "runs": rows,
     }
+    if compared:
+        result["baseline_runs"] = compared
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
     print(
@@ -284,6 +316,15 @@ def main() -> None:
             "attempts_sent_twice")  # fmt: skip
     for row in rows:
         print("| " + " | ".join(str(row[k]) for k in keys) + " |")
+    if compared:
+        print("\nSide by side (alternating rounds, PostgreSQL, 1 worker):\n")
+        print("| code | deliveries/s | sent twice |")
+        print("| --- | ---: | ---: |")
+        for row in compared:
+            print(f"| {row['code']} | {row['per_second']} | {row['attempts_sent_twice']} |")
+        base = [float(r["per_second"]) for r in compared if r["code"] == "baseline"]
+        this = [float(r["per_second"]) for r in compared if r["code"] == "this"]
+        print(f"\nratio this / baseline: {sum(this) / sum(base):.2f}")
     if any(row["attempts_sent_twice"] for row in rows):
         raise SystemExit("an attempt reached the receiver twice")
 

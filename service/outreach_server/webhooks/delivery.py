@@ -205,6 +205,9 @@ def retry_delay_seconds(attempt_made: int, scale: float) -> float:
     return delays[min(attempt_made, len(delays)) - 1] * scale
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # json.dumps' compact
+
+
 def envelope(event_id: str, kind: str, created_at_ms: int, payload: Any) -> bytes:
     created = datetime.fromtimestamp(created_at_ms / 1000, UTC).replace(tzinfo=None)
     body = {
@@ -213,7 +216,7 @@ def envelope(event_id: str, kind: str, created_at_ms: int, payload: Any) -> byte
         "created_at": created.isoformat(timespec="milliseconds"),
         "data": payload,
     }
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+    return _ENCODER.encode(body).encode()
 
 
 def _bool(value: Any) -> bool:
