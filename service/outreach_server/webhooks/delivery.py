@@ -11,10 +11,10 @@ and encrypted secret, the event's payload and created_at; every join on the row'
 PostgreSQL: one round trip, `WITH claimed AS (UPDATE ... WHERE id IN (SELECT ... FOR UPDATE
 SKIP LOCKED) RETURNING ...) SELECT ... FROM claimed LEFT JOIN ...`, so concurrent workers
 never claim the same row; SQLite: the UPDATE ... RETURNING and one SELECT of the batch under
-one BEGIN IMMEDIATE (one writer at a time). The worker keeps its pipeline full: it claims
-the next batch while earlier attempts are still sending, up to `concurrency` attempts in
-flight, and leaves out of a claim the webhooks whose target already has `per_target`
-attempts queued (another worker may take them).
+one BEGIN IMMEDIATE (one writer at a time). The worker keeps its pipeline full: `lanes`
+claim loops claim the next batches while earlier attempts are still sending, up to
+`concurrency` attempts in flight, and leave out of a claim the webhooks whose target
+already has 4 x `per_target` attempts queued (another worker may take them).
 
 Send. Each attempt is its own task: its target is resolved and checked (webhook_targets)
 and the connection goes to the checked address (resolutions are cached per URL for at most
@@ -28,13 +28,15 @@ target. A slow or hanging target holds only its own slots: other targets' attemp
 same batch complete and are recorded without waiting for it.
 
 Record. Outcomes are recorded as they arrive, in small batches (a flush every `flush_size`
-outcomes or `flush_interval` seconds, whichever comes first), each batch in one
-transaction, guarded per row by the lease token: PostgreSQL one UPDATE ... FROM (VALUES
-...) RETURNING id, SQLite one UPDATE per row; a row whose lease was lost (another worker
-claimed it after the lease expired) records nothing. The retries of the recorded failures
-are inserted in bulk in the same transaction. A worker that dies between claim and record
-leaves its rows pending: once the lease expires any worker claims them again, so every
-attempt is made at least once (a receiver may see one twice and de-duplicates with
+outcomes or `flush_interval` seconds, whichever comes first; `lanes` flushes may be under
+way at once), each batch atomically and guarded per row by the lease token and org_id: a
+row whose lease was lost (another worker claimed it after the lease expired) records
+nothing. PostgreSQL: one statement per batch, `WITH done AS (UPDATE ... FROM unnest(...)
+RETURNING id), retried AS (INSERT ... the retries of the rows in done) SELECT id FROM done`,
+on a connection the worker keeps in autocommit mode (the claim likewise is one statement:
+one round trip each). SQLite: one UPDATE per row and one bulk INSERT of the retries under
+one BEGIN IMMEDIATE. A worker that dies between claim and record leaves its rows pending:
+once the lease expires any worker claims them again, so every attempt is made at least once (a receiver may see one twice and de-duplicates with
 `X-Webhook-Event-Id`, the same on every attempt).
 
 A failed row's error_message names the attempt and what follows it: "HTTP 500 (attempt 1 of
