@@ -224,6 +224,27 @@ def run(
         folder.cleanup()
 
 
+async def receiver_alone(port: int, posts: int = 3000, connections: int = 32) -> float:
+    """POSTs/s the receiver answers alone: `connections` keep-alive connections sending
+    minimal requests back to back (a probe of the receiver, not a client to copy)."""
+    request = (
+        b"POST /hook/0 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"X-Webhook-Delivery-Id: probe-%d\r\nContent-Length: 2\r\n\r\n{}"
+    )
+
+    async def one(ids: range) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        for index in ids:
+            writer.write(request % index)
+            head = await reader.readuntil(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 204"), head
+        writer.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(range(j, posts, connections)) for j in range(connections)))
+    return posts / (time.perf_counter() - started)
+
+
 def counts(text: str) -> list[int]:
     return [int(part) for part in text.split(",") if part.strip()]
 
@@ -274,6 +295,8 @@ def main() -> None:
                 break
             except httpx.TransportError:
                 time.sleep(0.1)
+        alone = round(asyncio.run(receiver_alone(port)), 1)
+        print(json.dumps({"receiver_alone_per_second": alone}), flush=True)
         rows = []
         for backend, workers in plan:
             rows.append(run(backend, workers, args, env, port))
@@ -298,6 +321,7 @@ def main() -> None:
             "note": "database, receiver, workers and this script share these cores",
         },
         "settings": {k: v for k, v in vars(args).items()},
+        "receiver_alone_per_second": alone,
         "runs": rows,
     }
     if compared:
