@@ -187,35 +187,48 @@ class Transport:
         The answer's body is read and discarded (never kept in memory). Raises
         httpcore.TimeoutException / httpcore.NetworkError / httpcore.ProtocolError, or
         CancelledError (the connection is then closed, never reused)."""
-        scheme, address, port, _host = key
-        connection = None
-        while slots.idle:
-            candidate = slots.idle.pop()
-            if candidate.is_idle() and not candidate.has_expired():
-                connection = candidate
-                break
-            await candidate.aclose()
-        if connection is None:
-            origin = httpcore.Origin(scheme.encode(), address.encode(), port)
-            connection = httpcore.AsyncHTTPConnection(
-                origin,
-                ssl_context=self.ssl_context if scheme == "https" else None,
-                keepalive_expiry=30.0,
-                http1=True,
-                http2=False,
-                network_backend=self.backend,
-            )
+        scheme, address, port, sni = key
         host_part = f"[{address}]" if ":" in address else address
-        extensions: dict[str, Any] = {}
-        if scheme == "https" and key[3]:
-            extensions["sni_hostname"] = key[3]
         request = httpcore.Request(
             b"POST",
             httpcore.URL(scheme=scheme, host=host_part, port=port, target=path),
             headers=[*headers, (b"Content-Length", str(len(body)).encode())],
             content=body,
-            extensions=extensions,
+            extensions={"sni_hostname": sni} if scheme == "https" and sni else {},
         )
+        connection = await self._idle_connection(slots)
+        if connection is not None:
+            try:
+                return await self._send(slots, connection, request)
+            except httpcore.ConnectionNotAvailable:
+                pass  # the kept connection went away before the request: a new one
+        return await self._send(slots, self._new_connection(key), request)
+
+    async def _idle_connection(self, slots: TargetSlots) -> httpcore.AsyncHTTPConnection | None:
+        while slots.idle:
+            candidate = slots.idle.pop()
+            if candidate.is_idle() and not candidate.has_expired():
+                return candidate
+            await candidate.aclose()  # expired, or closed by the peer
+        return None
+
+    def _new_connection(self, key: TargetKey) -> httpcore.AsyncHTTPConnection:
+        scheme, address, port, _sni = key
+        return httpcore.AsyncHTTPConnection(
+            httpcore.Origin(scheme.encode(), address.encode(), port),
+            ssl_context=self.ssl_context if scheme == "https" else None,
+            keepalive_expiry=30.0,
+            http1=True,
+            http2=False,
+            network_backend=self.backend,
+        )
+
+    async def _send(
+        self,
+        slots: TargetSlots,
+        connection: httpcore.AsyncHTTPConnection,
+        request: httpcore.Request,
+    ) -> int:
         reusable = False
         try:
             response = await connection.handle_async_request(request)
