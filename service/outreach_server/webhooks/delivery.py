@@ -34,8 +34,8 @@ row whose lease was lost (another worker claimed it after the lease expired) rec
 nothing. PostgreSQL: one statement per batch, `WITH done AS (UPDATE ... FROM unnest(...)
 RETURNING id), retried AS (INSERT ... the retries of the rows in done) SELECT id FROM done`,
 on a connection the worker keeps in autocommit mode (the claim likewise is one statement:
-one round trip each). SQLite: one UPDATE per row and one bulk INSERT of the retries under
-one BEGIN IMMEDIATE. A worker that dies between claim and record leaves its rows pending:
+one round trip each). SQLite: under one BEGIN IMMEDIATE, one SELECT of the leases
+that still hold, one executemany UPDATE of those rows and one bulk INSERT of the retries. A worker that dies between claim and record leaves its rows pending:
 once the lease expires any worker claims them again, so every attempt is made at least once (a receiver may see one twice and de-duplicates with
 `X-Webhook-Event-Id`, the same on every attempt).
 
@@ -168,6 +168,24 @@ RELEASE = (
         D.c.lease_token == bindparam("r_token"),
     )
     .values(next_attempt_at=bindparam("r_now"), lease_token=None)
+)
+# SQLite: one outcome, guarded by its lease token and org_id
+RECORD_ONE = (
+    update(D)
+    .where(
+        D.c.id == bindparam("o_id"),
+        D.c.org_id == bindparam("o_org_id"),
+        D.c.status == "pending",
+        D.c.lease_token == bindparam("o_lease_token"),
+    )
+    .values(
+        status=bindparam("o_status"),
+        attempts=bindparam("o_attempts"),
+        response_code=bindparam("o_response_code"),
+        error_message=bindparam("o_error_message"),
+        completed_at=bindparam("o_now"),
+        lease_token=None,
+    )
 )
 RETRY_FIELDS = ("id", "org_id", "webhook_id", "event_id", "event", "attempts", "max_attempts")
 
@@ -712,36 +730,33 @@ class DeliveryWorker:
         released: list[Claimed],
         now: int,
     ) -> set[str]:
-        recorded: set[str] = set()
         async with self.engine.connect() as connection:
             await connection.exec_driver_sql("BEGIN IMMEDIATE")
-            for row in made_rows:
-                done = await connection.execute(
-                    update(D)
-                    .where(
-                        D.c.id == row["id"],
-                        D.c.org_id == row["org_id"],
-                        D.c.lease_token == row["lease_token"],
-                        D.c.status == "pending",
-                    )
-                    .values(
-                        status=row["status"],
-                        attempts=row["attempts"],
-                        response_code=row["response_code"],
-                        error_message=row["error_message"],
-                        completed_at=now,
-                        lease_token=None,
-                    )
-                )
-                if done.rowcount == 1:
-                    recorded.add(row["id"])
-            for item in released:
-                await connection.execute(RELEASE, self._release_row(item, now))
+            recorded = await self._update_sqlite(connection, made_rows, now)
+            if released:
+                await connection.execute(RELEASE, [self._release_row(i, now) for i in released])
             wanted = [retries[i] for i in sorted(recorded) if i in retries]
             if wanted:
                 await connection.execute(insert(D), wanted)
             await connection.commit()
         return recorded
+
+    async def _update_sqlite(
+        self, connection: AsyncConnection, made_rows: list[dict[str, Any]], now: int
+    ) -> set[str]:
+        """The rows whose lease still holds (read under the write lock BEGIN IMMEDIATE took,
+        so nothing changes before the update), then one executemany for them."""
+        if not made_rows:
+            return set()
+        leases = select(D.c.id, D.c.org_id, D.c.lease_token).where(
+            D.c.id.in_([row["id"] for row in made_rows]), D.c.status == "pending"
+        )
+        held = {tuple(lease) for lease in (await connection.execute(leases)).all()}
+        mine = [r for r in made_rows if (r["id"], r["org_id"], r["lease_token"]) in held]
+        if mine:
+            given = [{f"o_{k}": v for k, v in {**row, "now": now}.items()} for row in mine]
+            await connection.execute(RECORD_ONE, given)
+        return {row["id"] for row in mine}
 
     @staticmethod
     def _release_row(item: Claimed, now: int) -> dict[str, Any]:
