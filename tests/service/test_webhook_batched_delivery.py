@@ -183,7 +183,12 @@ def test_two_workers_never_send_an_attempt_twice(
     database_url: str, receivers: tuple[Receiver, Receiver]
 ) -> None:
     healthy, _ = receivers
-    settings = settings_for(database_url)
+    # a long timeout: a POST slowed down by a loaded machine is not what this test is about
+    settings = settings_for(database_url, webhook_timeout=5.0)
+
+    def settled(found: list[Any]) -> bool:  # every pair delivered, nothing left pending
+        delivered = {(r.event_id, r.webhook_id) for r in found if r.status == "success"}
+        return len(delivered) == 60 and "pending" not in {r.status for r in found}
 
     async def scenario() -> None:
         # small batches and several lanes each: many claims racing for the same due rows
@@ -192,16 +197,14 @@ def test_two_workers_never_send_an_attempt_twice(
             await seed(workers[0].engine, settings, [healthy.url(), healthy.url("/b")], 30)
             for each in workers:
                 await each.start()
-            await until(
-                workers[0].engine, lambda f: len(f) == 60 and {r.status for r in f} == {"success"}
-            )
+            found = await until(workers[0].engine, settled)
         finally:
             for each in workers:
                 await each.close()
-        assert len(healthy.ids) == 60 and max(Counter(healthy.ids).values()) == 1
-        found = await rows(workers[0].engine)
+        # each attempt (row) reached the receiver once, and every row's attempt did
+        assert max(Counter(healthy.ids).values()) == 1
         assert sorted(r.id for r in found) == sorted(healthy.ids)
-        assert len({(r.event_id, r.webhook_id) for r in found}) == 60
+        assert len(healthy.ids) >= 60
         for each in workers:
             await each.engine.dispose()
 
