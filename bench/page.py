@@ -307,7 +307,7 @@ def webhook_section(r: Results) -> list[str]:
             number(run.get("per_second"), 1),
             number(run.get("attempts_sent_twice"), 0),
         ])  # fmt: skip
-    return [
+    lines = [
         (
             f"Run of {r.get('webhook_throughput', 'date') or '?'}: {settings.get('events', '?')} events x "
             f"{settings.get('webhooks', '?')} webhooks to a local receiver answering 204."
@@ -315,6 +315,25 @@ def webhook_section(r: Results) -> list[str]:
         "",
         *table(["backend", "workers", "deliveries", "seconds", "deliveries/s", "sent twice"], rows),
     ]
+    alone = r.get("webhook_throughput", "receiver_alone_per_second")
+    if isinstance(alone, (int, float)):
+        lines += ["", f"The receiver alone answers {number(alone, 0)} POSTs/s (it is not the limit)."]
+    baseline = r.get("webhook_throughput", "baseline_runs")
+    if isinstance(baseline, list) and baseline:
+        per: dict[str, list[float]] = {}
+        for run in baseline:
+            if isinstance(run, dict) and isinstance(run.get("per_second"), (int, float)):
+                per.setdefault(str(run.get("code")), []).append(float(run["per_second"]))
+        this, old = per.get("this"), per.get("baseline")
+        if this and old:
+            lines += [
+                "",
+                "Side by side with the previous worker (one worker, PostgreSQL, rounds "
+                f"alternating): {', '.join(number(x, 0) for x in this)} deliveries/s against "
+                f"{', '.join(number(x, 0) for x in old)}: "
+                f"**{ratio(sum(this) / len(this), sum(old) / len(old), 1)}**.",
+            ]
+    return lines
 
 
 def send_path_section(r: Results) -> list[str]:
@@ -427,14 +446,14 @@ def before_after(r: Results) -> list[str]:
     deliveries = {
         run.get("workers"): run
         for run in r.get("webhook_throughput", "runs") or []
-        if isinstance(run, dict)
+        if isinstance(run, dict) and run.get("backend", "postgresql") == "postgresql"
     }
     for workers in (1, 2, 4):
         before = (b.get("webhook_deliveries_per_second") or {}).get(str(workers))
         now = (deliveries.get(workers) or {}).get("per_second")
         rows.append(
             [
-                f"webhook deliveries/s, {workers} worker{'s' if workers > 1 else ''}",
+                f"webhook deliveries/s (PostgreSQL), {workers} worker{'s' if workers > 1 else ''}",
                 number(before, 0),
                 number(now, 0),
                 source("webhook_deliveries_per_second"),

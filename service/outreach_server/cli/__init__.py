@@ -122,27 +122,41 @@ def migrate(database_url: str | None) -> None:
 @click.option(
     "--concurrency",
     type=int,
+    default=256,
+    show_default=True,
+    help="Delivery attempts in flight at once (claimed in batches of up to --batch).",
+)
+@click.option(
+    "--batch", type=int, default=100, show_default=True, help="Due attempts claimed at once."
+)
+@click.option(
+    "--per-target",
+    type=int,
     default=32,
     show_default=True,
-    help="Delivery attempts claimed and sent at once.",
+    help="Attempts in flight at once to one target (host and port): its connections.",
 )
 @webhook_options
-def worker(database_url: str | None, concurrency: int, **webhook: Any) -> None:
+def worker(
+    database_url: str | None, concurrency: int, batch: int, per_target: int, **webhook: Any
+) -> None:
     """Run the webhook delivery worker alone (scale-out: run several on PostgreSQL)."""
     import signal
 
     from ..core.logs import configure_logging
     from ..runtime.services import Services
 
-    # one database connection per attempt in flight, plus the claims
-    settings = Settings.from_env(database_url=database_url, db_pool_size=concurrency + 4, **webhook)
+    # the claims and the recorder use a connection each; the POSTs none
+    settings = Settings.from_env(database_url=database_url, db_pool_size=4, **webhook)
     configure_logging(settings.log_level, settings.json_logs)
 
     async def go() -> None:
         if settings.migrate_on_start:
             await migrate_database(settings.database_url)
         services = Services.create(settings)
-        services.webhooks.batch = concurrency
+        services.webhooks.batch = max(1, min(batch, concurrency))
+        services.webhooks.concurrency = max(1, concurrency)
+        services.webhooks.per_target = max(1, per_target)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
