@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ir import Api
+from ..timings import stage
 
 OPTIONS: dict[str, Any] = {
     "disable_timestamp": True,
@@ -151,24 +152,26 @@ def generate_models(document: dict[str, Any], header: str, cache_dir: Path | Non
 
 
 def _run_datamodel_codegen(document: dict[str, Any], header: str) -> str:
-    from datamodel_code_generator import (  # type: ignore[attr-defined]
-        DataModelType,
-        InputFileType,
-        PythonVersion,
-        generate,
-    )
+    with stage("models: import datamodel-code-generator"):
+        from datamodel_code_generator import (  # type: ignore[attr-defined]
+            DataModelType,
+            InputFileType,
+            PythonVersion,
+            generate,
+        )
 
     if not document["components"]["schemas"]:  # datamodel-codegen refuses an empty input
         return f"{header}\n\nfrom __future__ import annotations\n"
-    source = generate(
-        document,
-        input_file_type=InputFileType.OpenAPI,
-        output_model_type=DataModelType.PydanticV2BaseModel,
-        target_python_version=PythonVersion.PY_311,
-        formatters=[],
-        custom_file_header=header,
-        **OPTIONS,
-    )
+    with stage("models: generate"):
+        source = generate(
+            document,
+            input_file_type=InputFileType.OpenAPI,
+            output_model_type=DataModelType.PydanticV2BaseModel,
+            target_python_version=PythonVersion.PY_311,
+            formatters=[],
+            custom_file_header=header,
+            **OPTIONS,
+        )
     assert isinstance(source, str)
     source = bare_generics_typed(source)
     if allof_overrides(document["components"]["schemas"]):
