@@ -123,20 +123,29 @@ def render_tree(
         def refused() -> bool:  # the validator refuses the document: its findings explain
             return any(f.severity == "error" for f in apply_profile(verdict.result(), rules))
 
+        # the rules run in the other worker while this process builds the IR and renders:
+        # when they stop the build, what was rendered is thrown away
+        checked = pool.submit(_rules_in_worker, spec_bundle.document, rules)
+        files = None
+        render_error: Exception | None = None
+        if not spec_bundle.problems:
+            try:
+                files = _render(config, spec_bundle, cache_dir, pool, verifier)
+            except Exception as exc:  # noqa: BLE001  (raised below unless the spec is refused)
+                render_error = exc
+        with stage("wait for the rules"):
+            found = checked.result()
         try:
-            with stage("rules"):
-                raw = rule_findings(spec_bundle.document, rules)
+            raw = rule_findings(spec_bundle.document, rules) if found is None else found
         except Exception:
             if not refused():
                 raise
             raw = []
         stops = spec_bundle.problems or any(f.severity == "error" or strict for f in raw)
-        files = None
-        try:
-            files = None if stops else _render(config, spec_bundle, cache_dir, pool, verifier)
-        except Exception:
-            if not refused():
-                raise
+        if stops:
+            files = None
+        elif render_error is not None and not refused():
+            raise render_error
         with stage("wait for the validator"):
             verdict.result()
         raw = apply_profile(repair_findings(spec_bundle) + verdict.result(), rules) + raw
@@ -144,6 +153,16 @@ def render_tree(
     if files is None:  # _settle raises first; kept for the type checker
         raise SpecInvalid([])
     return BuildResult(files, spec_bundle.files)
+
+
+def _rules_in_worker(document: dict[str, Any], rules: Any) -> list[RawFinding] | None:
+    """The profile's findings; None when a rule fails (the caller runs them again, to raise
+    the error in its own process)."""
+    with stage("rules"):
+        try:
+            return rule_findings(document, rules)
+        except Exception:  # noqa: BLE001
+            return None
 
 
 def _render(
