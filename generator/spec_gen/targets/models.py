@@ -165,7 +165,7 @@ def warm_up() -> None:
     that will generate the models: its first run costs ~0.5 s of imports and template
     compiling, paid this way while the spec is still being read."""
     with stage("models: warm-up"):
-        _run_datamodel_codegen(_WARM_UP, "#")
+        _run_datamodel_codegen(_WARM_UP, "#", "models: warm-up run")
 
 
 def generate_models(document: dict[str, Any], header: str, cache_dir: Path | None) -> str:
@@ -185,7 +185,9 @@ def generate_models(document: dict[str, Any], header: str, cache_dir: Path | Non
     return source
 
 
-def _run_datamodel_codegen(document: dict[str, Any], header: str) -> str:
+def _run_datamodel_codegen(
+    document: dict[str, Any], header: str, label: str = "models: generate"
+) -> str:
     with stage("models: import datamodel-code-generator"):
         from datamodel_code_generator import (  # type: ignore[attr-defined]
             DataModelType,
@@ -196,7 +198,7 @@ def _run_datamodel_codegen(document: dict[str, Any], header: str) -> str:
 
     if not document["components"]["schemas"]:  # datamodel-codegen refuses an empty input
         return f"{header}\n\nfrom __future__ import annotations\n"
-    with stage("models: generate"):
+    with stage(label):
         source = generate(
             document,
             input_file_type=InputFileType.OpenAPI,
