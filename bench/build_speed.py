@@ -204,13 +204,19 @@ def fastapi_code_generator(venv: Path) -> tuple[str | None, str]:
     command = venv / "bin" / "fastapi-codegen"
     if not command.exists():
         log(f"installing {FCG} into {venv} (once; never into the project's environment)")
-        shutil.rmtree(venv, ignore_errors=True)
-        venv.parent.mkdir(parents=True, exist_ok=True)
+        if venv.exists() and not (venv / "pyvenv.cfg").is_file():
+            return None, f"{venv} exists and is not a virtual environment: left alone"
+        shutil.rmtree(venv, ignore_errors=True)  # a half-made one from an earlier attempt
+        try:
+            venv.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return None, f"{FCG} did not install: {exc}"
         made = run([sys.executable, "-m", "venv", str(venv)])
         if made.returncode == 0:
             made = run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", FCG])
         if made.returncode != 0 or not command.exists():
-            shutil.rmtree(venv, ignore_errors=True)
+            if (venv / "pyvenv.cfg").is_file():
+                shutil.rmtree(venv, ignore_errors=True)
             return None, f"{FCG} did not install: " + tail(made.stderr + made.stdout, 2)
     done = run([str(command), "--version"])
     if done.returncode != 0:
