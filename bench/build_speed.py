@@ -12,6 +12,13 @@ moment of the machine hits every row alike):
   noop   `spec-gen build --output SAME`             nothing changed (must say so)
   dmcg   `datamodel-codegen ...`                    the pydantic models alone
   opc    `openapi-python-client generate ...`       a client alone (the dev extra's copy)
+  fcg    `fastapi-codegen --input ... --output ...` a FastAPI app (main.py + models.py) from
+                                                    fastapi-code-generator, if it installs
+
+fastapi-code-generator pins old versions of its dependencies, so it never goes into the
+project's environment: it is installed once into its own throw-away virtual environment
+(`--fcg-venv`, default ~/.cache/spec-gen-bench/fastapi-code-generator) with pip; if that
+fails, or it fails on a case, its column says why and the rest of the bench goes on.
 
 Every case is its own throw-away project: a pyproject.toml with [tool.spec-gen] (this
 repository's settings and house profile for the copies; no settings but the spec and the
@@ -47,6 +54,8 @@ REPO = BENCH.parent
 RESULTS = BENCH / "results" / "build_speed.json"
 NOOP_AIM_S = 0.3
 TIMEOUT_S = 900
+FCG = "fastapi-code-generator"
+FCG_VENV = Path.home() / ".cache" / "spec-gen-bench" / FCG
 
 
 def log(message: str) -> None:
@@ -173,6 +182,7 @@ def rows_for(case: Case, tmp: Path, tools: dict[str, str]) -> list[Row]:
         return path
 
     cold, dmcg, opc = scratch("cold"), scratch("dmcg", create=True), scratch("opc")
+    fcg = scratch("fcg")
     noop_out = case.project / "noop-out"
     dmcg_args = [
         "--input", str(case.bundled), "--input-file-type", "openapi",
@@ -183,7 +193,35 @@ def rows_for(case: Case, tmp: Path, tools: dict[str, str]) -> list[Row]:
         Row(case.name, "noop", lambda i: ([tools["spec-gen"], "build", "--output", str(noop_out)], None), case.project, expect="nothing changed"),
         Row(case.name, "datamodel-codegen", lambda i: ([tools["datamodel-codegen"], *dmcg_args, "--output", str(dmcg(i) / "m.py")], dmcg(i)), tmp),
         Row(case.name, "openapi-python-client", lambda i: ([tools["openapi-python-client"], "generate", "--path", str(case.bundled), "--output-path", str(opc(i)), "--overwrite"], opc(i)), tmp),
-    ]  # fmt: skip
+    ] + ([
+        Row(case.name, FCG, lambda i: ([tools[FCG], "--input", str(case.bundled), "--output", str(fcg(i))], fcg(i)), tmp),
+    ] if FCG in tools else [])  # fmt: skip
+
+
+def fastapi_code_generator(venv: Path) -> tuple[str | None, str]:
+    """(the `fastapi-codegen` command, its version) from its own virtual environment, made
+    on first use; (None, why) when it cannot be installed."""
+    command = venv / "bin" / "fastapi-codegen"
+    if not command.exists():
+        log(f"installing {FCG} into {venv} (once; never into the project's environment)")
+        if venv.exists() and not (venv / "pyvenv.cfg").is_file():
+            return None, f"{venv} exists and is not a virtual environment: left alone"
+        shutil.rmtree(venv, ignore_errors=True)  # a half-made one from an earlier attempt
+        try:
+            venv.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return None, f"{FCG} did not install: {exc}"
+        made = run([sys.executable, "-m", "venv", str(venv)])
+        if made.returncode == 0:
+            made = run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", FCG])
+        if made.returncode != 0 or not command.exists():
+            if (venv / "pyvenv.cfg").is_file():
+                shutil.rmtree(venv, ignore_errors=True)
+            return None, f"{FCG} did not install: " + tail(made.stderr + made.stdout, 2)
+    done = run([str(command), "--version"])
+    if done.returncode != 0:
+        return None, f"{FCG} does not run: " + tail(done.stderr + done.stdout, 2)
+    return str(command), (done.stdout.strip().split() or ["?"])[-1]
 
 
 def main() -> int:
@@ -205,6 +243,8 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=1, help="untimed runs first (default 1)")
     parser.add_argument("--json", type=Path, default=RESULTS, help="where to write the results")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    parser.add_argument("--fcg-venv", type=Path, default=FCG_VENV, help=f"where {FCG} is installed")
+    parser.add_argument("--no-fcg", action="store_true", help=f"leave {FCG} out")
     args = parser.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     bin_dir = Path(sys.executable).parent
@@ -215,6 +255,15 @@ def main() -> int:
     missing = [name for name, path in tools.items() if not Path(path).exists()]
     if missing:
         sys.exit(f"not in {bin_dir}: {', '.join(missing)} (activate the venv with the dev extra)")
+    args.fcg_skipped = "left out (--no-fcg)" if args.no_fcg else None
+    args.fcg_version = None
+    if not args.no_fcg:
+        command, said = fastapi_code_generator(args.fcg_venv)
+        if command is None:
+            args.fcg_skipped = said
+            log(f"{FCG} column skipped: {said}")
+        else:
+            tools[FCG], args.fcg_version = command, said
     tmp = Path(tempfile.mkdtemp(prefix="spec-gen-bench-"))
     try:
         return bench(args, tools, tmp)
@@ -280,8 +329,15 @@ def make_report(
                 "median_cpu_s": round(statistics.median(row.cpu), 3) if row.cpu else None,
                 "error": row.error,
             }
+        if FCG not in mine:  # same keys whether it ran or not
+            entry[FCG] = {
+                "times_s": [], "median_s": None, "cpu_s": [], "median_cpu_s": None,
+                "error": f"skipped: {args.fcg_skipped}",
+            }  # fmt: skip
         cold, opc = mine["cold"].median(), mine["openapi-python-client"].median()
         entry["cold_over_opc"] = round(cold / opc, 3) if cold and opc else None
+        fcg = mine[FCG].median() if FCG in mine else None
+        entry["cold_over_fcg"] = round(cold / fcg, 3) if cold and fcg else None
         entry["cold_ms_per_operation"] = (
             round(1000 * cold / case.operations, 1) if cold and case.operations else None
         )
@@ -298,8 +354,13 @@ def make_report(
         "warmup": args.warmup,
         "python_startup_s": None if baseline is None else round(baseline, 3),
         "tools": {
-            n: version(tools, n) for n in ("spec-gen", "datamodel-codegen", "openapi-python-client")
+            **{
+                n: version(tools, n)
+                for n in ("spec-gen", "datamodel-codegen", "openapi-python-client")
+            },
+            FCG: args.fcg_version,
         },
+        "fastapi_code_generator_skipped": args.fcg_skipped,
         "cases": table,
         "aims": {
             "cold below openapi-python-client at every size that builds": all(
@@ -325,14 +386,14 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         "Wall-clock medians in seconds, CPU (user + system, the whole process tree) in brackets.",
         "",
-        "| case | operations | spec-gen cold | spec-gen no-op | datamodel-codegen | openapi-python-client | cold / opc | cold ms per op |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| case | operations | spec-gen cold | spec-gen no-op | datamodel-codegen | openapi-python-client | fastapi-code-generator | cold / opc | cold / fcg | cold ms per op |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
 
     def cell(entry: dict[str, Any], key: str) -> str:
         value = entry[key]
         if value["error"]:
-            return "failed"
+            return "skipped" if value["error"].startswith("skipped") else "failed"
         if value["median_s"] is None:
             return "—"
         cpu = value.get("median_cpu_s")
@@ -340,10 +401,12 @@ def markdown(report: dict[str, Any]) -> str:
 
     for c in report["cases"]:
         ratio = "—" if c["cold_over_opc"] is None else f"{c['cold_over_opc']:.2f}"
+        over_fcg = "—" if c.get("cold_over_fcg") is None else f"{c['cold_over_fcg']:.2f}"
         per_op = "—" if c["cold_ms_per_operation"] is None else f"{c['cold_ms_per_operation']:.1f}"
         out.append(
             f"| {c['case']} | {c['operations']} | {cell(c, 'cold')} | {cell(c, 'noop')} | "
-            f"{cell(c, 'datamodel-codegen')} | {cell(c, 'openapi-python-client')} | {ratio} | {per_op} |"
+            f"{cell(c, 'datamodel-codegen')} | {cell(c, 'openapi-python-client')} | "
+            f"{cell(c, FCG)} | {ratio} | {over_fcg} | {per_op} |"
         )
     out += ["", "Aims:"] + [
         f"- {aim}: **{'MET' if met else 'NOT MET'}**" for aim, met in report["aims"].items()
@@ -351,7 +414,7 @@ def markdown(report: dict[str, Any]) -> str:
     failures = [
         f"- {c['case']} / {key}: {' '.join(c[key]['error'].split())[:300]}"
         for c in report["cases"]
-        for key in ("cold", "noop", "datamodel-codegen", "openapi-python-client")
+        for key in ("cold", "noop", "datamodel-codegen", "openapi-python-client", FCG)
         if c[key]["error"]
     ]
     if failures:

@@ -21,6 +21,7 @@ from .findings import Finding, RawFinding
 from .load import Bundle, bundle
 from .profiles import ruleset
 from .result import BuildResult
+from .timings import stage
 from .tree import Change, changes, existing_files, short_diff, write_tree
 from .validate import (
     apply_profile,
@@ -31,7 +32,7 @@ from .validate import (
     rule_findings,
     validate_bundle,
 )
-from .verify import verify
+from .verify import Verifier
 
 DOCS_PAGE = "docs.html"  # the reference page inside the server package
 
@@ -85,7 +86,8 @@ def _validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> lis
         stamp = cache_dir / f"valid-{key[:32]}"
         if stamp.is_file():
             return []
-    findings = openapi_findings(document)
+    with stage("validate (openapi-spec-validator)"):
+        findings = openapi_findings(document)
     if stamp is not None and not findings:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         for old in stamp.parent.glob("valid-*"):
@@ -100,37 +102,60 @@ def render_tree(
     *,
     strict: bool = False,
     echo: Callable[[str], None] | None = None,
+    verifier: Verifier | None = None,
 ) -> BuildResult:
     """Every output file, formatted, in memory.
 
-    The two slow steps, openapi-spec-validator and datamodel-code-generator, run in forked
-    processes (one per core) while this process renders the templates. Nothing is returned
-    (so nothing is written) unless the spec is valid.
+    The slow steps run in forked processes while this process renders the templates:
+    datamodel-code-generator in one (started first: it imports and warms up while the spec
+    is read), openapi-spec-validator and the profile's rules in the other. Nothing is returned
+    (so nothing is written) unless the spec is valid. A `verifier` is started while the
+    models are still being generated, so its interpreters are ready when the tree is.
     """
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
-    spec_bundle = bundle(config.spec)
-    rules = ruleset(config.lint)
-    with ProcessPoolExecutor(max_workers=2, mp_context=get_context("fork")) as pool:
+    from .targets.models import warm_up
+
+    fork = get_context("fork")
+    with (
+        ProcessPoolExecutor(max_workers=1, mp_context=fork) as models_pool,
+        ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool,
+    ):
+        models_pool.submit(warm_up)
+        with stage("bundle"):
+            spec_bundle = bundle(config.spec)
+        rules = ruleset(config.lint)
         verdict = pool.submit(_validation_verdict, spec_bundle.document, cache_dir)
 
         def refused() -> bool:  # the validator refuses the document: its findings explain
             return any(f.severity == "error" for f in apply_profile(verdict.result(), rules))
 
+        # the rules run in the other worker while this process builds the IR and renders:
+        # when they stop the build, what was rendered is thrown away
+        checked = pool.submit(_rules_in_worker, spec_bundle.document, rules)
+        files = None
+        render_error: Exception | None = None
+        if not spec_bundle.problems:
+            try:
+                files = _render(config, spec_bundle, cache_dir, models_pool, verifier)
+            except Exception as exc:  # noqa: BLE001  (raised below unless the spec is refused)
+                render_error = exc
+        with stage("wait for the rules"):
+            found = checked.result()
         try:
-            raw = rule_findings(spec_bundle.document, rules)
+            raw = rule_findings(spec_bundle.document, rules) if found is None else found
         except Exception:
             if not refused():
                 raise
             raw = []
         stops = spec_bundle.problems or any(f.severity == "error" or strict for f in raw)
-        files = None
-        try:
-            files = None if stops else _render(config, spec_bundle, cache_dir, pool)
-        except Exception:
-            if not refused():
-                raise
+        if stops:
+            files = None
+        elif render_error is not None and not refused():
+            raise render_error
+        with stage("wait for the validator"):
+            verdict.result()
         raw = apply_profile(repair_findings(spec_bundle) + verdict.result(), rules) + raw
     _settle(config, spec_bundle, raw, strict, echo)
     if files is None:  # _settle raises first; kept for the type checker
@@ -138,8 +163,22 @@ def render_tree(
     return BuildResult(files, spec_bundle.files)
 
 
+def _rules_in_worker(document: dict[str, Any], rules: Any) -> list[RawFinding] | None:
+    """The profile's findings; None when a rule fails (the caller runs them again, to raise
+    the error in its own process)."""
+    with stage("rules"):
+        try:
+            return rule_findings(document, rules)
+        except Exception:  # noqa: BLE001
+            return None
+
+
 def _render(
-    config: Config, spec_bundle: Bundle, cache_dir: Path | None, pool: ProcessPoolExecutor
+    config: Config,
+    spec_bundle: Bundle,
+    cache_dir: Path | None,
+    models_pool: ProcessPoolExecutor,
+    verifier: Verifier | None,
 ) -> dict[str, str]:
     from .ir import build_ir
     from .targets import Target
@@ -149,11 +188,11 @@ def _render(
     from .targets.models import generate_models, model_names, models_document
     from .targets.server import render_server
 
-    with at(""):
+    with at(""), stage("IR"):
         api = build_ir(spec_bundle.document)
     source = config.relative(config.spec)
     header = f"# generated by spec-gen from {source}; do not edit"
-    models = pool.submit(generate_models, models_document(api), header, cache_dir)
+    models = models_pool.submit(generate_models, models_document(api), header, cache_dir)
     known = set(api.schemas)
     uses_email = '"format": "email"' in json.dumps(api.schemas)
     pydantic_dep = "pydantic[email]>=2.7,<3" if uses_email else "pydantic>=2.7,<3"
@@ -174,19 +213,27 @@ def _render(
         ("httpx>=0.27", pydantic_dep),
     )
     files: dict[str, str] = {}
-    for name, content in render_server(server, api).items():
-        files[f"server/{name}"] = content
-    env_prefix = client_env_prefix(config)
-    testing = client_testing_context(config, api, env_prefix)
-    client_files, model_uses = render_client(client, api, known, env_prefix, testing)
-    for name, content in client_files.items():
-        files[f"client/{name}"] = content
-    for name, content in render_docs(server, api, docs_settings(config)).items():
-        files[f"docs/{name}"] = content
+    with stage("server"):
+        for name, content in render_server(server, api).items():
+            files[f"server/{name}"] = content
+    with stage("client"):
+        env_prefix = client_env_prefix(config)
+        testing = client_testing_context(config, api, env_prefix)
+        client_files, model_uses = render_client(client, api, known, env_prefix, testing)
+        for name, content in client_files.items():
+            files[f"client/{name}"] = content
+    with stage("docs"):
+        for name, content in render_docs(server, api, docs_settings(config)).items():
+            files[f"docs/{name}"] = content
     # the API layer carries the reference page as package data, for a server to serve at /docs
     files[f"server/{config.server_package}/{DOCS_PAGE}"] = files[f"docs/{HTML_PAGE}"]
+    if verifier is not None:
+        verifier.start()
+    with stage("ruff (all but the models)"):  # while the models are being generated
+        files = format_python(files)
     with at("/components/schemas"):  # an error of the models step names the schemas
-        models_source = models.result()
+        with stage("wait for the models"):
+            models_source = models.result()
         missing = sorted(known - model_names(models_source))
         if missing:
             shown = ", ".join(missing[:10]) + (
@@ -195,14 +242,17 @@ def _render(
             raise RuntimeError(f"datamodel-code-generator produced no class for: {shown}")
     if ("EmailStr" in models_source) != uses_email:
         raise RuntimeError("email fields: the models and the dependency list disagree")
-    files[f"server/{config.server_package}/models.py"] = models_source
+    # the server's one models module and the client's split of it, formatted in one ruff run
+    model_files = {f"server/{config.server_package}/models.py": models_source}
     modules, homes = split_models(models_source, model_uses)
     for module, content in modules.items():
-        files[f"client/{config.client_package}/models/{module}.py"] = content
-    files[f"client/{config.client_package}/models/__init__.py"] = client.render(
+        model_files[f"client/{config.client_package}/models/{module}.py"] = content
+    model_files[f"client/{config.client_package}/models/__init__.py"] = client.render(
         "client/models_init.py.j2", **client.context(api), homes=homes
     )
-    return format_python(files)
+    with stage("ruff (the models)"):
+        files.update(format_python(model_files))
+    return files
 
 
 def _form_dependency(api: Any) -> tuple[str, ...]:
@@ -288,11 +338,17 @@ def build(
             _typecheck(config, echo)
         return []
     cache_dir = config.root / CACHE_DIR if use_cache else None
-    result = render_tree(config, cache_dir, strict=strict, echo=echo)
-    echo(verify(result.files, config.server_package, config.client_package))
+    verifier = Verifier(config.server_package, config.client_package)
+    try:
+        result = render_tree(config, cache_dir, strict=strict, echo=echo, verifier=verifier)
+        with stage("verify"):
+            echo(verifier.check(result.files))
+    finally:
+        verifier.close()
     old = existing_files(config.output)
     found = changes(old, result.files)
-    write_tree(config.output, result.files, found)
+    with stage("write"):
+        write_tree(config.output, result.files, found)
     if use_cache:
         remember_build(config, result)
     for change in found:
@@ -320,8 +376,12 @@ def _typecheck(config: Config, echo: Callable[[str], None]) -> None:
 
 
 def check(config: Config, echo: Callable[[str], None] = print, *, strict: bool = False) -> bool:
-    result = render_tree(config, None, strict=strict, echo=echo)
-    verify(result.files, config.server_package, config.client_package)
+    verifier = Verifier(config.server_package, config.client_package)
+    try:
+        result = render_tree(config, None, strict=strict, echo=echo, verifier=verifier)
+        verifier.check(result.files)
+    finally:
+        verifier.close()
     old = existing_files(config.output)
     found = changes(old, result.files)
     out = config.relative(config.output)

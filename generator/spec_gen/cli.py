@@ -183,15 +183,28 @@ def bundle_command(path: str | None, fmt: str, spec_option: str | None) -> None:
 @click.option(
     "--typecheck", is_flag=True, help="Then run mypy --strict on the output (exit 1 on errors)."
 )
+@click.option("--timings", is_flag=True, help="Print each stage's wall-clock time to stderr.")
 @STRICT
 @_fail_on_spec_errors
 def build(
-    spec: str | None, out: str | None, check: bool, no_cache: bool, strict: bool, typecheck: bool
+    spec: str | None,
+    out: str | None,
+    check: bool,
+    no_cache: bool,
+    strict: bool,
+    typecheck: bool,
+    timings: bool,
 ) -> None:
     """Generate the API layer, client and docs into generated/ (or compare with --check).
 
     Warnings are printed and the build goes on, unless --strict.
     """
+    if timings:  # the environment carries it to the forked workers too
+        import os
+
+        from .timings import ENV
+
+        os.environ[ENV] = "1"
     config = _config(spec).with_overrides(output=Path(out).resolve() if out else None)
     if not check and not no_cache and not typecheck:  # no-op rebuild, generator not imported
         from .cache import unchanged_since_last_build

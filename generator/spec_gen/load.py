@@ -17,6 +17,7 @@ import copy
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -104,17 +105,45 @@ def _key(key: Any) -> str:
 
 
 _CONSTRUCTOR: Any = None
+_RESOLVER: Any = None
+
+
+def _json_types_resolver() -> Any:
+    """ruamel's resolver with its table of implicit types looked up once per file, not once
+    per scalar (the lookup re-reads the YAML version each time: a third of the parse)."""
+    from ruamel.yaml.resolver import VersionedResolver
+
+    class OncePerFileResolver(VersionedResolver):
+        @property
+        def versioned_resolver(self) -> Any:
+            table = self.__dict__.get("_spec_gen_table")
+            if table is None:
+                table = VersionedResolver.versioned_resolver.fget(self)  # type: ignore[attr-defined]
+                self.__dict__["_spec_gen_table"] = table
+            return table
+
+    return OncePerFileResolver
 
 
 def _loader(pure: bool) -> Any:
     global _CONSTRUCTOR
     from ruamel.yaml import YAML
 
+    global _RESOLVER
     if _CONSTRUCTOR is None:
         _CONSTRUCTOR = _json_types_constructor()
+        _RESOLVER = _json_types_resolver()
     yaml = YAML(typ="safe", pure=pure)
     yaml.Constructor = _CONSTRUCTOR
+    yaml.Resolver = _RESOLVER
     return yaml
+
+
+@lru_cache(maxsize=4096)
+def _resolved(folder: Path, relative: str) -> Path:
+    """`folder / relative`, absolute and with symbolic links followed (a multi-file spec
+    refers to the same few files thousands of times)."""
+    return (folder / relative).resolve()
 
 
 def read_yaml(path: Path) -> Any:
@@ -286,7 +315,7 @@ class _Bundler:
     def reference(self, node: dict[str, Any], ref: str, base: Path, here: str, source: str) -> Any:
         file_part, _, fragment = ref.partition("#")
         pointer = unquote(fragment)
-        target_file = (base.parent / unquote(file_part)).resolve() if file_part else base
+        target_file = _resolved(base.parent, unquote(file_part)) if file_part else base
         siblings = {k: v for k, v in node.items() if k != "$ref"}
         if target_file == self.root:
             return {"$ref": "#" + pointer, **siblings}

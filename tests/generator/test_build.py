@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from spec_gen.build import build, render_tree
 from spec_gen.cli import main
 from spec_gen.config import load_config
+from spec_gen.timings import ENV
 
 FIXTURE = Path(__file__).parents[1] / "golden" / "fixtures" / "petstore"
 TEMPLATES = Path(__file__).parents[2] / "templates"
@@ -93,9 +94,12 @@ def test_hand_edit_of_generated_file_is_rebuilt_and_check_fails(
     assert "extra: generated/server/petstore_api/stray.py" in result.output
     assert "missing: generated/docs/pets.md" in result.output
     assert '-    summary="Hacked",' in result.output or "Hacked" in result.output
-    # a normal build repairs all three, even though the spec did not change
-    rebuilt = runner.invoke(main, ["build"])
+    # a normal build repairs all three, even though the spec did not change; --timings
+    # adds one stderr line per stage (its environment variable is restored after the test)
+    monkeypatch.setenv(ENV, "0")
+    rebuilt = runner.invoke(main, ["build", "--timings"])
     assert rebuilt.exit_code == 0, rebuilt.output
+    assert "[timings]" in rebuilt.output and " verify (" in rebuilt.output
     assert "removed  server/petstore_api/stray.py" in rebuilt.output
     assert runner.invoke(main, ["build", "--check"]).exit_code == 0
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from spec_gen.build import build, render_tree
 from spec_gen.config import load_config
-from spec_gen.verify import GeneratedCodeBroken, typecheck, verify
+from spec_gen.verify import GeneratedCodeBroken, Verifier, typecheck, verify
 
 FEATURE = Path(__file__).parents[1] / "features" / "status_ranges"
 
@@ -55,3 +55,34 @@ def test_typecheck_runs_mypy_strict_on_the_written_output(tmp_path: Path) -> Non
     model.write_text(model.read_text() + "\nBROKEN: int = 'text'\n")
     ok, report = typecheck(config.output, config.server_package, config.client_package)
     assert not ok and "Incompatible types in assignment" in report
+
+
+def test_a_client_module_that_does_not_import_fails_the_build() -> None:
+    """The client package is checked in its own process, beside the server's."""
+    config = load_config(FEATURE)
+    files = dict(render_tree(config, None).files)
+    client = f"client/{config.client_package}/client.py"
+    files[client] += "\nimport no_such_module_anywhere\n"
+    with pytest.raises(GeneratedCodeBroken) as broken:
+        verify(files, config.server_package, config.client_package)
+    assert "no_such_module_anywhere" in str(broken.value)
+
+
+def test_the_verifier_started_early_checks_the_tree_it_is_given_later() -> None:
+    config = load_config(FEATURE)
+    verifier = Verifier(config.server_package, config.client_package)
+    verifier.start()  # the interpreters import FastAPI and pydantic, then wait for the tree
+    try:
+        summary = verifier.check(render_tree(config, None).files)
+    finally:
+        verifier.close()
+    assert "2 routes mounted" in summary and "client:" in summary
+
+
+def test_a_verifier_closed_unused_leaves_no_process() -> None:
+    config = load_config(FEATURE)
+    verifier = Verifier(config.server_package, config.client_package)
+    verifier.start()
+    probes = list(verifier.probes.values())
+    verifier.close()
+    assert probes and all(p.returncode is not None for p in probes)

@@ -64,9 +64,11 @@ def errors(api: Api, settings: DocsSettings, views: dict[str, ClientOp]) -> Guid
     blocks.append(Heading("Status codes"))
     meanings = status_docs(api)
     counts: dict[str, list[Operation]] = {}
+    counted: set[tuple[str, int]] = set()  # (status, id(operation)): no `==` over dataclasses
     for op, r in responses:
         counts.setdefault(r.status, [])
-        if op not in counts[r.status]:
+        if (r.status, id(op)) not in counted:
+            counted.add((r.status, id(op)))
             counts[r.status].append(op)
     rows: list[tuple[str, ...]] = []
     for status in sorted(counts, key=lambda s: (len(s), s)):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from markupsafe import Markup
 
@@ -61,6 +62,7 @@ def md_cell(text: str, anchors: Anchors, depth: int) -> str:
     return line.replace("|", "\\|")
 
 
+@lru_cache(maxsize=8192)  # the same descriptions and labels come back on many operations
 def _inline_html(text: str) -> str:
     """Code spans are set aside first (nothing inside them is markup), then links and emphasis."""
     spans: list[str] = []

@@ -87,6 +87,8 @@ class SchemaSet:
         self.children: dict[str, list[str]] = {}  # class -> classes hoisted out of it
         self.top: list[str] = []  # components, then classes hoisted from operations
         self.variants: dict[tuple[str, str], str] = {}  # (class, dropped flag) -> class
+        # variant()'s answers: the same class comes back for every media type using it
+        self.variant_of: dict[tuple[str, str], str] = {}
         self.pointers: dict[str, str] = {}  # class name -> JSON pointer of its spec node
         self.hoisted: set[str] = set()
         self.taken: set[str] = set()
@@ -284,17 +286,30 @@ def variant(schemas: SchemaSet, cls: str, flag: str) -> str:
     """The class for `cls` without its `flag` properties (readOnly in requests, writeOnly in
     responses), nested classes included: `<Class>Input` / `<Class>Output`, or `cls` itself
     when nothing it reaches carries the flag."""
+    known = schemas.variant_of.get((cls, flag))
+    if known is None:
+        known, complete = _variant(schemas, cls, flag)
+        if complete:  # every class it reaches exists: the answer cannot change any more
+            schemas.variant_of[(cls, flag)] = known
+    return known
+
+
+def _variant(schemas: SchemaSet, cls: str, flag: str) -> tuple[str, bool]:
     reach: set[str] = set()
     todo = [cls]
+    complete = True
     while todo:
         name = todo.pop()
-        if name in reach or name not in schemas.schemas:
+        if name not in schemas.schemas:
+            complete = False
+            continue
+        if name in reach:
             continue
         reach.add(name)
         todo.extend(_refs(schemas.schemas[name]))
     marked = {n for n in reach if _has_flag(schemas.schemas[n], flag)}
     if not marked:
-        return cls
+        return cls, complete
     # every class that reaches a marked class needs a variant
     needs = {n for n in reach if n in marked or _reaches(schemas, n, marked)}
     suffix = "Input" if flag == "readOnly" else "Output"
@@ -311,7 +326,7 @@ def variant(schemas: SchemaSet, cls: str, flag: str) -> str:
             schemas.pointers[new] = schemas.pointers.get(name, "")
             schemas.hoisted.add(new)
             schemas.top.append(new)
-    return rename.get(cls, cls)
+    return rename.get(cls, cls), complete
 
 
 def _reaches(schemas: SchemaSet, start: str, targets: set[str]) -> bool:

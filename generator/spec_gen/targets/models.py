@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ir import Api
+from ..timings import stage
 
 OPTIONS: dict[str, Any] = {
     "disable_timestamp": True,
@@ -133,6 +134,40 @@ def allof_overrides(schemas: dict[str, Any]) -> bool:
     return False
 
 
+_WARM_UP: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "warm-up", "version": "0"},
+    "paths": {},
+    "components": {
+        "schemas": {
+            "Kind": {"type": "string", "enum": ["a", "b"], "description": "An enum."},
+            "Item": {
+                "type": "object",
+                "description": "An object.",
+                "required": ["id"],
+                "properties": {
+                    "id": {"type": "string", "format": "uuid", "description": "A field."},
+                    "at": {"type": ["string", "null"], "format": "date-time"},
+                    "size": {"type": "integer", "minimum": 0, "default": 1},
+                    "kind": {"$ref": "#/components/schemas/Kind"},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "extra": {"type": "object", "additionalProperties": {"type": "number"}},
+                    "either": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+                },
+            },
+        }
+    },
+}
+
+
+def warm_up() -> None:
+    """Import datamodel-code-generator and run it once on a small document, in the worker
+    that will generate the models: its first run costs ~0.5 s of imports and template
+    compiling, paid this way while the spec is still being read."""
+    with stage("models: warm-up"):
+        _run_datamodel_codegen(_WARM_UP, "#", "models: warm-up run")
+
+
 def generate_models(document: dict[str, Any], header: str, cache_dir: Path | None) -> str:
     """The models module source; reused from the cache when the schemas are unchanged."""
     key = hashlib.sha256(
@@ -150,25 +185,29 @@ def generate_models(document: dict[str, Any], header: str, cache_dir: Path | Non
     return source
 
 
-def _run_datamodel_codegen(document: dict[str, Any], header: str) -> str:
-    from datamodel_code_generator import (  # type: ignore[attr-defined]
-        DataModelType,
-        InputFileType,
-        PythonVersion,
-        generate,
-    )
+def _run_datamodel_codegen(
+    document: dict[str, Any], header: str, label: str = "models: generate"
+) -> str:
+    with stage("models: import datamodel-code-generator"):
+        from datamodel_code_generator import (  # type: ignore[attr-defined]
+            DataModelType,
+            InputFileType,
+            PythonVersion,
+            generate,
+        )
 
     if not document["components"]["schemas"]:  # datamodel-codegen refuses an empty input
         return f"{header}\n\nfrom __future__ import annotations\n"
-    source = generate(
-        document,
-        input_file_type=InputFileType.OpenAPI,
-        output_model_type=DataModelType.PydanticV2BaseModel,
-        target_python_version=PythonVersion.PY_311,
-        formatters=[],
-        custom_file_header=header,
-        **OPTIONS,
-    )
+    with stage(label):
+        source = generate(
+            document,
+            input_file_type=InputFileType.OpenAPI,
+            output_model_type=DataModelType.PydanticV2BaseModel,
+            target_python_version=PythonVersion.PY_311,
+            formatters=[],
+            custom_file_header=header,
+            **OPTIONS,
+        )
     assert isinstance(source, str)
     source = bare_generics_typed(source)
     if allof_overrides(document["components"]["schemas"]):
