@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, cast
+from typing import Any, Generic, ParamSpec, TypeVar, cast
 
+from ._http import httpx
 from .auth import PRIMARY_CREDENTIAL, authenticate
 from .errors import APIConnectionError, APIError, APIStatusError, APITimeoutError, error_for
 from .pacing import RATE_LIMITS, RETRY_STATUSES, Pacer, retry_after, retry_delay
 from .wire import Payload, cookie_header, query_pairs, scalar
-
-if TYPE_CHECKING:  # imported when a client is made, so that importing the package stays cheap
-    import httpx
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -64,6 +62,8 @@ class Request:
     credentials: Mapping[str, str] = field(default_factory=dict)
     """Scheme -> credential for this call only (instead of the client's option)."""
     retry_safe: bool = True
+    accept: str | None = None
+    """The `Accept` header, when the answer has several media types."""
 
     def with_query(self, **changes: Any) -> Request:
         return replace(self, query={**self.query, **changes})
@@ -195,6 +195,8 @@ class _RequestBuilder:
     ) -> tuple[str, str, list[tuple[str, Any]], dict[str, str], dict[str, Any]]:
         """Method, URL, query pairs, headers and httpx's body arguments of one request."""
         headers = {**self.default_headers}
+        if request.accept:
+            headers["Accept"] = request.accept
         headers.update({k: scalar(v) for k, v in drop_none(request.headers).items()})
         cookie = cookie_header(request.cookies)
         if cookie:
@@ -267,8 +269,6 @@ class SyncAPIClient(_RequestBuilder):
     """Sends requests with httpx, retrying and pacing as configured."""
 
     def __init__(self, *, http_client: httpx.Client | None = None, **options: Any) -> None:
-        import httpx
-
         super().__init__(**options)
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(timeout=self.timeout)
@@ -278,8 +278,15 @@ class SyncAPIClient(_RequestBuilder):
             self._http.close()
 
     def _call(self, request: Request, parser: Callable[[httpx.Response], T]) -> T:
-        import httpx
+        response, attempt = self._send(request, stream=False)
+        return self._finish(response, parser, attempt)
 
+    def _stream(self, request: Request) -> Stream:
+        """The answer of `request`, its body read only as the caller iterates it."""
+        return Stream(lambda: self._send(request, stream=True)[0])
+
+    def _send(self, request: Request, *, stream: bool) -> tuple[httpx.Response, int]:
+        """The successful answer and the retries it took; a streamed answer's body is unread."""
         method, url, params, headers, send = self._build(request)
         retries = self._retries_for(request)
         attempt = 0
@@ -289,13 +296,26 @@ class SyncAPIClient(_RequestBuilder):
                 time.sleep(wait)
             response, failure = None, None
             try:
-                response = self._http.request(method, url, params=params, headers=headers, **send)
+                built = self._http.build_request(
+                    method, url, params=params, headers=headers, **send
+                )
+                response = self._http.send(built, stream=stream)
             except httpx.TransportError as exc:
                 failure = exc
-            delay = self._settle(slot, attempt, retries, response, failure)
+            if stream and response is not None and not response.is_success:
+                try:
+                    response.read()  # an error's body, for the exception
+                finally:
+                    response.close()
+            try:
+                delay = self._settle(slot, attempt, retries, response, failure)
+            except BaseException:
+                if response is not None:
+                    response.close()
+                raise
             if delay is None:
                 assert response is not None
-                return self._finish(response, parser, attempt)
+                return response, attempt
             time.sleep(delay)
             attempt += 1
 
@@ -304,8 +324,6 @@ class AsyncAPIClient(_RequestBuilder):
     """Sends requests with httpx's async client, retrying and pacing as configured."""
 
     def __init__(self, *, http_client: httpx.AsyncClient | None = None, **options: Any) -> None:
-        import httpx
-
         super().__init__(**options)
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(timeout=self.timeout)
@@ -315,9 +333,20 @@ class AsyncAPIClient(_RequestBuilder):
             await self._http.aclose()
 
     async def _call(self, request: Request, parser: Callable[[httpx.Response], T]) -> T:
-        import asyncio
+        response, attempt = await self._send(request, stream=False)
+        return self._finish(response, parser, attempt)
 
-        import httpx
+    def _stream(self, request: Request) -> AsyncStream:
+        """The answer of `request`, its body read only as the caller iterates it."""
+
+        async def open_() -> httpx.Response:
+            return (await self._send(request, stream=True))[0]
+
+        return AsyncStream(open_)
+
+    async def _send(self, request: Request, *, stream: bool) -> tuple[httpx.Response, int]:
+        """The successful answer and the retries it took; a streamed answer's body is unread."""
+        import asyncio
 
         method, url, params, headers, send = self._build(request)
         retries = self._retries_for(request)
@@ -328,22 +357,131 @@ class AsyncAPIClient(_RequestBuilder):
                 await asyncio.sleep(wait)
             response, failure = None, None
             try:
-                response = await self._http.request(
+                built = self._http.build_request(
                     method, url, params=params, headers=headers, **send
                 )
+                response = await self._http.send(built, stream=stream)
             except httpx.TransportError as exc:
                 failure = exc
-            delay = self._settle(slot, attempt, retries, response, failure)
+            if stream and response is not None and not response.is_success:
+                try:
+                    await response.aread()  # an error's body, for the exception
+                finally:
+                    await response.aclose()
+            try:
+                delay = self._settle(slot, attempt, retries, response, failure)
+            except BaseException:
+                if response is not None:
+                    await response.aclose()
+                raise
             if delay is None:
                 assert response is not None
-                return self._finish(response, parser, attempt)
+                return response, attempt
             await asyncio.sleep(delay)
             attempt += 1
 
 
-def _transport_error(exc: httpx.TransportError) -> APIError:
-    import httpx
+class _StreamBase:
+    """What a streamed answer shows before its body is read."""
 
+    _response: httpx.Response | None = None
+
+    @property
+    def response(self) -> httpx.Response:
+        """The httpx response (status, headers); available inside the `with` block."""
+        if self._response is None:
+            raise RuntimeError("the stream is not open: use it in a `with` block")
+        return self._response
+
+    @property
+    def status_code(self) -> int:
+        return self.response.status_code
+
+    @property
+    def headers(self) -> httpx.Headers:
+        return self.response.headers
+
+    @property
+    def content_type(self) -> str:
+        """The answer's media type, without parameters (e.g. `text/csv`)."""
+        value: str = self.response.headers.get("content-type", "")
+        return value.split(";")[0].strip()
+
+
+class Stream(_StreamBase):
+    """A streamed answer: `with client.x.op_stream(...) as stream: for chunk in stream.iter_bytes(): ...`
+
+    The request is sent (and retried as configured) when the block is entered; an error
+    status raises there, as the plain method does. The body is read only as it is
+    iterated, and the connection is released when the block ends."""
+
+    def __init__(self, open_: Callable[[], httpx.Response]) -> None:
+        self._open = open_
+
+    def __enter__(self) -> Stream:
+        self._response = self._open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._response is not None:
+            self._response.close()
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self.iter_bytes()
+
+    def iter_bytes(self, chunk_size: int | None = None) -> Iterator[bytes]:
+        """The body's bytes as they arrive (decompressed)."""
+        return self.response.iter_bytes(chunk_size)
+
+    def iter_text(self, chunk_size: int | None = None) -> Iterator[str]:
+        """The body decoded as text (by its charset), as it arrives."""
+        return self.response.iter_text(chunk_size)
+
+    def iter_lines(self) -> Iterator[str]:
+        """The body's lines, without their line endings, as they arrive."""
+        return self.response.iter_lines()
+
+    def read(self) -> bytes:
+        """The rest of the body at once."""
+        return self.response.read()
+
+
+class AsyncStream(_StreamBase):
+    """A streamed answer of the async client:
+    `async with client.x.op_stream(...) as stream: async for chunk in stream.aiter_bytes(): ...`"""
+
+    def __init__(self, open_: Callable[[], Awaitable[httpx.Response]]) -> None:
+        self._open = open_
+
+    async def __aenter__(self) -> AsyncStream:
+        self._response = await self._open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._response is not None:
+            await self._response.aclose()
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self.aiter_bytes()
+
+    def aiter_bytes(self, chunk_size: int | None = None) -> AsyncIterator[bytes]:
+        """The body's bytes as they arrive (decompressed)."""
+        return self.response.aiter_bytes(chunk_size)
+
+    def aiter_text(self, chunk_size: int | None = None) -> AsyncIterator[str]:
+        """The body decoded as text (by its charset), as it arrives."""
+        return self.response.aiter_text(chunk_size)
+
+    def aiter_lines(self) -> AsyncIterator[str]:
+        """The body's lines, without their line endings, as they arrive."""
+        return self.response.aiter_lines()
+
+    async def read(self) -> bytes:
+        """The rest of the body at once."""
+        return await self.response.aread()
+
+
+def _transport_error(exc: httpx.TransportError) -> APIError:
     if isinstance(exc, httpx.TimeoutException):
         return APITimeoutError(f"request timed out: {exc}")
     return APIConnectionError(f"connection error: {exc}")
@@ -363,6 +501,8 @@ __all__ = [
     "AsyncAPIClient",
     "Pacer",
     "Request",
+    "AsyncStream",
+    "Stream",
     "SyncAPIClient",
     "retry_after",
     "retry_delay",

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import wire as _wire
 from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapper
-from ..models import Count, Note
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
+    from ..models import Count, Note
 
 
 class NotesResource:
@@ -35,6 +35,8 @@ class NotesResource:
                 instead (not both).
             text: the body field 'text'
         """
+        from ..models import Note
+
         return self._client._call(
             Request(
                 "POST",
@@ -55,6 +57,8 @@ class NotesResource:
 
         GET /notes/count
         """
+        from ..models import Count
+
         return self._client._call(
             Request(
                 "GET",
@@ -85,6 +89,8 @@ class AsyncNotesResource:
                 instead (not both).
             text: the body field 'text'
         """
+        from ..models import Note
+
         return await self._client._call(
             Request(
                 "POST",
@@ -105,6 +111,8 @@ class AsyncNotesResource:
 
         GET /notes/count
         """
+        from ..models import Count
+
         return await self._client._call(
             Request(
                 "GET",
