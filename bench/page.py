@@ -225,8 +225,10 @@ def client_section(r: Results) -> list[str]:
             )
         lines += [
             "",
-            f"Import -> first answered call (fresh process, MockTransport; aim below "
-            f"{number(first.get('target_ms'), 0)} ms):",
+            (
+                f"Import -> first answered call (fresh process, MockTransport; aim below "
+                f"{number(first.get('target_ms'), 0)} ms):"
+            ),
             "",
             *table(
                 [
@@ -317,7 +319,10 @@ def webhook_section(r: Results) -> list[str]:
     ]
     alone = r.get("webhook_throughput", "receiver_alone_per_second")
     if isinstance(alone, (int, float)):
-        lines += ["", f"The receiver alone answers {number(alone, 0)} POSTs/s (it is not the limit)."]
+        lines += [
+            "",
+            f"The receiver alone answers {number(alone, 0)} POSTs/s (it is not the limit).",
+        ]
     baseline = r.get("webhook_throughput", "baseline_runs")
     if isinstance(baseline, list) and baseline:
         per: dict[str, list[float]] = {}
@@ -328,10 +333,12 @@ def webhook_section(r: Results) -> list[str]:
         if this and old:
             lines += [
                 "",
-                "Side by side with the previous worker (one worker, PostgreSQL, rounds "
-                f"alternating): {', '.join(number(x, 0) for x in this)} deliveries/s against "
-                f"{', '.join(number(x, 0) for x in old)}: "
-                f"**{ratio(sum(this) / len(this), sum(old) / len(old), 1)}**.",
+                (
+                    "Side by side with the previous worker (one worker, PostgreSQL, rounds "
+                    f"alternating): {', '.join(number(x, 0) for x in this)} deliveries/s against "
+                    f"{', '.join(number(x, 0) for x in old)}: "
+                    f"**{ratio(sum(this) / len(this), sum(old) / len(old), 1)}**."
+                ),
             ]
     return lines
 

@@ -198,35 +198,61 @@ def _twin(symbol: SymbolChange) -> bool:
     return symbol.role == "client method" and symbol.name.startswith("Async")
 
 
+def logical_module(path: str) -> str:
+    """The module a symbol is compared under: the client's models are split into a
+    `models/` package by which operations use each class (a spec change can move a class to
+    another file), so every module of such a package counts as one `models.py`."""
+    parts = path.split("/")
+    if len(parts) >= 2 and parts[-2] == "models" and parts[-1] != "__init__.py":
+        return "/".join([*parts[:-2], "models.py"])
+    return path
+
+
+def _symbols(tree: dict[str, str], groups: set[str]) -> dict[str, dict[str, tuple[str, Symbol]]]:
+    """For each logical module in GROUPS, its symbols and the real file each lives in."""
+    found: dict[str, dict[str, tuple[str, Symbol]]] = {}
+    for path in sorted(tree):
+        group = logical_module(path)
+        if path.endswith(".py") and group in groups:
+            for name, symbol in module_symbols(tree[path]).items():
+                found.setdefault(group, {})[name] = (path, symbol)
+    return found
+
+
 def compare_trees(
     old: dict[str, str], new: dict[str, str]
 ) -> tuple[list[FileSummary], list[SymbolChange]]:
-    files: list[FileSummary] = []
-    symbols: list[SymbolChange] = []
+    files: dict[str, FileSummary] = {}
     for path in sorted(set(old) | set(new)):
         before, after = old.get(path), new.get(path)
         if before == after:
             continue
         status = "added" if before is None else "removed" if after is None else "changed"
         diff = list(difflib.ndiff((before or "").splitlines(), (after or "").splitlines()))
-        summary = FileSummary(
+        files[path] = FileSummary(
             path,
             status,
             sum(1 for line in diff if line.startswith("+ ")),
             sum(1 for line in diff if line.startswith("- ")),
         )
-        if path.endswith(".py"):
-            old_s = module_symbols(before or "")
-            new_s = module_symbols(after or "")
-            for name in sorted(set(old_s) | set(new_s)):
-                a, b = old_s.get(name), new_s.get(name)
-                if a is not None and b is not None and a.text == b.text:
-                    continue
-                kind = "added" if a is None else "removed" if b is None else "changed"
-                symbols.append(SymbolChange(path, name, kind, a, b))
+    groups = {logical_module(path) for path in files if path.endswith(".py")}
+    old_groups, new_groups = _symbols(old, groups), _symbols(new, groups)
+    symbols: list[SymbolChange] = []
+    for group in sorted(groups):
+        old_s, new_s = old_groups.get(group, {}), new_groups.get(group, {})
+        for name in sorted(set(old_s) | set(new_s)):
+            a, b = old_s.get(name), new_s.get(name)
+            if a is not None and b is not None and a[1].text == b[1].text:
+                continue
+            kind = "added" if a is None else "removed" if b is None else "changed"
+            symbols.append(
+                SymbolChange(group, name, kind, a[1] if a else None, b[1] if b else None)
+            )
+            homes = [pair[0] for pair in (b, a) if pair is not None]
+            summary = next((files[home] for home in homes if home in files), None)
+            if summary is not None:
                 summary.symbols[kind] = summary.symbols.get(kind, 0) + 1
-        files.append(summary)
-    return files, symbols
+    return list(files.values()), symbols
 
 
 def reach(*trees: dict[str, str]) -> dict[tuple[str, str], frozenset[str]]:
