@@ -161,3 +161,20 @@ def test_git_revisions_are_built_too(chdir_root: None) -> None:
     payload = json.loads(out)
     assert payload["changes"] == []
     assert payload["generated"] == {"files": [], "flags": []}
+
+
+def test_a_client_model_moved_between_files_of_the_models_package_is_no_symbol_change() -> None:
+    from spec_gen.diff.generated import compare_trees
+
+    a = "class Contact(BaseModel):\n    id: int\n"
+    b = "class Note(BaseModel):\n    text: str\n"
+    old = {"client/pkg/models/_contact.py": a + "\n" + b}
+    new = {"client/pkg/models/_contact.py": a, "client/pkg/models/_note.py": b}
+    files, symbols = compare_trees(old, new)
+    assert {f.path for f in files} == set(new)  # both files changed on disk
+    assert symbols == []  # ... but no model was added, removed or changed
+    new["client/pkg/models/_note.py"] = b.replace("text: str", "text: int")
+    _, symbols = compare_trees(old, new)
+    assert [(s.file, s.name, s.change, s.role) for s in symbols] == [
+        ("client/pkg/models.py", "Note.text", "changed", "client model")
+    ]
