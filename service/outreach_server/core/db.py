@@ -98,13 +98,13 @@ class Reader:
         sql, decoders = self._compile(statement)
         cursor = self._sqlite().execute(sql, params)
         names = [column[0] for column in cursor.description]
-        return [
-            {
-                name: decode(value) if decode else value
-                for name, decode, value in zip(names, decoders, row)
-            }
-            for row in cursor.fetchall()
-        ]
+        rows = [dict(zip(names, row)) for row in cursor.fetchall()]
+        for index, decode in enumerate(decoders):  # only the columns that need decoding
+            if decode is not None:
+                name = names[index]
+                for row in rows:
+                    row[name] = decode(row[name])
+        return rows
 
     async def one(self, statement: Any, **params: Any) -> dict[str, Any] | None:
         rows = await self.all(statement, **params)
