@@ -19,6 +19,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 metadata = MetaData(
@@ -80,21 +81,36 @@ class Reader:
     module, on the event loop's thread: such a read takes tens of microseconds, less than
     handing it to a worker thread (aiosqlite) costs, and in WAL mode a reader never waits
     for a writer. Anything that can scan must go through the engine instead. On
-    PostgreSQL every read goes through the engine. Statements are compiled once (pass
+    PostgreSQL the reads have a pool of their own (as large as the engine's, no overflow):
+    autocommit connections, so a read is one round trip (no BEGIN/ROLLBACK around it),
+    without the engine's ping at checkout (a dropped connection fails the read, which is
+    made once more on a fresh connection: `_read`). Statements are compiled once (pass
     module-level statements with bindparam()); values come back as plain dicts with JSON
     and boolean columns decoded.
     """
 
-    def __init__(self, engine: AsyncEngine, url: str) -> None:
+    def __init__(self, engine: AsyncEngine, url: str, pool_size: int = 10) -> None:
         self.engine = engine
         self._sqlite_path = make_url(url).database if is_sqlite(url) else None
         self._connection: sqlite3.Connection | None = None
         self._compiled: dict[Any, tuple[str, list[Any]]] = {}
+        # PostgreSQL: a pool of autocommit connections of its own, without a ping per checkout
+        self._read_engine = (
+            None
+            if self._sqlite_path is not None
+            else create_async_engine(
+                url,
+                pool_size=pool_size,
+                max_overflow=0,  # reads wait for a pooled connection rather than open more
+                pool_pre_ping=False,
+                isolation_level="AUTOCOMMIT",
+                hide_parameters=True,
+            )
+        )
 
     async def all(self, statement: Any, **params: Any) -> list[dict[str, Any]]:
-        if self._sqlite_path is None:
-            async with self.engine.connect() as connection:
-                return [dict(row._mapping) for row in await connection.execute(statement, params)]
+        if self._read_engine is not None:
+            return await self._read(self._read_engine, statement, params)
         sql, decoders = self._compile(statement)
         cursor = self._sqlite().execute(sql, params)
         names = [column[0] for column in cursor.description]
@@ -133,10 +149,29 @@ class Reader:
             self._connection = connection
         return self._connection
 
+    @staticmethod
+    async def _read(
+        engine: AsyncEngine, statement: Any, params: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """One statement on an autocommit connection: no BEGIN/ROLLBACK around it, and no
+        ping before it. A connection the server dropped (restart, idle timeout) fails the
+        statement with the connection invalidated: the pool then discards every connection
+        as old as it, and the read, which changes nothing, is made once more on a new one."""
+        try:
+            async with engine.connect() as connection:
+                return [dict(row._mapping) for row in await connection.execute(statement, params)]
+        except DBAPIError as error:
+            if not error.connection_invalidated:
+                raise
+        async with engine.connect() as connection:
+            return [dict(row._mapping) for row in await connection.execute(statement, params)]
+
     async def close(self) -> None:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+        if self._read_engine is not None:
+            await self._read_engine.dispose()
 
 
 def _decoder(column_type: Any) -> Any:
