@@ -192,7 +192,7 @@ class Reader:
                 ):
                     options.pop(sqlalchemy_only, None)
                 self._pool = await asyncpg.create_pool(
-                    min_size=0, max_size=self._pool_size, **options
+                    min_size=0, max_size=self._pool_size, reset=_reset_if_needed, **options
                 )
         return self._pool
 
@@ -204,6 +204,14 @@ class Reader:
             pool, self._pool = self._pool, None
             self._pool_lock = asyncio.Lock()  # a later pool may live on another event loop
             await pool.close()
+
+
+async def _reset_if_needed(connection: Any) -> None:
+    """Before a read connection goes back to the pool: asyncpg's default reset is a round
+    trip per release (advisory locks, cursors, listeners, settings), none of which a read
+    of this pool leaves; it is still made if a transaction was somehow left open."""
+    if connection.is_in_transaction():
+        await connection.execute(connection.get_reset_query())
 
 
 def _lost(connection: Any) -> bool:
