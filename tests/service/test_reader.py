@@ -62,7 +62,7 @@ def test_reads_run_alone_and_survive_a_dropped_connection(pg_url: tuple[str, str
             assert (
                 asyncio.run_coroutine_threadsafe(terminate_others(url, name), other).result() >= 1
             )
-            time.sleep(0.2)  # the server has closed the socket
+            time.sleep(0.2)  # noqa: ASYNC251 (blocking on purpose: the server closes the socket)
             (after,) = await reader.all(MINE)
             assert after["pid"] != first["pid"]  # read again on a new connection
             # an error that is not a lost connection is raised, not retried
