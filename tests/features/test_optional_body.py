@@ -3,9 +3,13 @@ alone is called directly by routes without inputs, and an override of it is hono
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from fastapi import FastAPI, Request
+import fastapi.routing
+import pytest
+from fastapi import FastAPI, Request, Response
+from fastapi.exceptions import ResponseValidationError
 from fastapi.testclient import TestClient
 from harness import models, package, serve
 
@@ -87,3 +91,76 @@ def test_an_override_of_the_context_dependency_is_honoured_on_the_direct_route()
     app.dependency_overrides[MADE["count_notes"]] = overridden
     counted = TestClient(app).get("/notes/count")
     assert counted.json() == {"count": 0, "caller": "override"}
+
+
+class Answers(Notes):
+    """count_notes answers what the test sets."""
+
+    def __init__(self, answer: Any) -> None:
+        super().__init__()
+        self.answer = answer
+
+    async def count_notes(self, ctx: Any) -> Any:
+        return self.answer
+
+
+def solved_on(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Each call of FastAPI's dependency solving, recorded (FastAPI's own handler makes one)."""
+    calls: list[object] = []
+    original = fastapi.routing.solve_dependencies
+
+    async def counting(**kwargs: Any) -> Any:
+        calls.append(kwargs["dependant"].call)
+        return await original(**kwargs)
+
+    monkeypatch.setattr(fastapi.routing, "solve_dependencies", counting)
+    return calls
+
+
+def answer_of(answer: Any, *, direct: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
+    transport = importlib.import_module("optional_body_api.transport")
+    with monkeypatch.context() as patch:
+        if not direct:
+            patch.setattr(transport.Route, "answers_like_fastapi_directly", lambda self: False)
+        app, _ = app_with_request_context(Answers(answer))
+        # within the patch: FastAPI may build a route's handler on its first request
+        return TestClient(app).get("/notes/count", headers={"x-caller": "zoe"})
+
+
+def test_the_direct_handler_answers_as_fastapis_handler(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = solved_on(monkeypatch)
+    model = M.Count(count=3, caller="zoë ✓")
+    direct = answer_of(model, direct=True, monkeypatch=monkeypatch)
+    assert calls == []  # no dependency solving on the direct route
+    standard = answer_of(model, direct=False, monkeypatch=monkeypatch)
+    assert len(calls) == 1  # FastAPI's handler solved the request-only endpoint
+    assert direct.status_code == standard.status_code == 200
+    assert direct.content == standard.content == '{"count":3,"caller":"zoë ✓"}'.encode()
+    assert direct.headers == standard.headers
+    # a dict is validated against the response model as FastAPI does, then serialised
+    as_dict = {"count": "4", "caller": "x", "extra": 1}
+    direct = answer_of(as_dict, direct=True, monkeypatch=monkeypatch)
+    standard = answer_of(as_dict, direct=False, monkeypatch=monkeypatch)
+    assert direct.content == standard.content == b'{"count":4,"caller":"x"}'
+    # a Response is sent as it is
+    raw = Response(b"as is", status_code=202, media_type="text/plain")
+    assert answer_of(raw, direct=True, monkeypatch=monkeypatch).content == b"as is"
+
+
+def test_the_direct_handler_refuses_an_answer_outside_the_response_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for direct in (True, False):
+        with pytest.raises(ResponseValidationError):
+            answer_of({"count": "many"}, direct=direct, monkeypatch=monkeypatch)
+
+
+def test_fastapis_handler_answers_while_its_telemetry_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = solved_on(monkeypatch)
+    transport = importlib.import_module("optional_body_api.transport")
+    monkeypatch.setattr(transport, "telemetry_data", lambda: object())
+    answered = answer_of(M.Count(count=1, caller="t"), direct=True, monkeypatch=monkeypatch)
+    assert answered.json() == {"count": 1, "caller": "t"}
+    assert len(calls) == 1

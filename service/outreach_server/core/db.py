@@ -7,6 +7,7 @@ of the service filters on it.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -79,32 +80,38 @@ class Reader:
     On SQLite they run on one long-lived read-only connection of the standard sqlite3
     module, on the event loop's thread: such a read takes tens of microseconds, less than
     handing it to a worker thread (aiosqlite) costs, and in WAL mode a reader never waits
-    for a writer. Anything that can scan must go through the engine instead. On
-    PostgreSQL every read goes through the engine. Statements are compiled once (pass
-    module-level statements with bindparam()); values come back as plain dicts with JSON
-    and boolean columns decoded.
+    for a writer. Anything that can scan must go through the engine instead.
+
+    On PostgreSQL they run on a pool of asyncpg connections of their own (as large as the
+    engine's), in autocommit: one round trip per read, no BEGIN/ROLLBACK around it and no
+    ping before it. Through SQLAlchemy's engine a read cost about 300 µs of CPU (pool
+    checkout, greenlet hops, result adaptation) against about 25 µs for the driver. A
+    connection the server dropped (restart, idle timeout) fails the read; the read, which
+    changes nothing, is then made once more on a fresh connection.
+
+    Statements are compiled once by SQLAlchemy for the backend's dialect (pass module-level
+    statements with bindparam()); values come back as plain dicts with JSON and boolean
+    columns decoded, the same on both backends.
     """
 
-    def __init__(self, engine: AsyncEngine, url: str) -> None:
+    def __init__(self, engine: AsyncEngine, url: str, pool_size: int = 10) -> None:
         self.engine = engine
-        self._sqlite_path = make_url(url).database if is_sqlite(url) else None
+        self._url = make_url(url)
+        self._sqlite_path = self._url.database if is_sqlite(url) else None
+        self._pool_size = pool_size
         self._connection: sqlite3.Connection | None = None
+        self._pool: Any = None  # asyncpg.Pool, made on the first PostgreSQL read
+        self._pool_lock = asyncio.Lock()
         self._compiled: dict[Any, tuple[str, list[Any]]] = {}
+        self._compiled_pg: dict[Any, tuple[str, tuple[str, ...], Any, list[Any]]] = {}
 
     async def all(self, statement: Any, **params: Any) -> list[dict[str, Any]]:
         if self._sqlite_path is None:
-            async with self.engine.connect() as connection:
-                return [dict(row._mapping) for row in await connection.execute(statement, params)]
+            return await self._postgresql(statement, params)
         sql, decoders = self._compile(statement)
         cursor = self._sqlite().execute(sql, params)
         names = [column[0] for column in cursor.description]
-        return [
-            {
-                name: decode(value) if decode else value
-                for name, decode, value in zip(names, decoders, row)
-            }
-            for row in cursor.fetchall()
-        ]
+        return _decoded([dict(zip(names, row)) for row in cursor.fetchall()], names, decoders)
 
     async def one(self, statement: Any, **params: Any) -> dict[str, Any] | None:
         rows = await self.all(statement, **params)
@@ -113,16 +120,19 @@ class Reader:
     def _compile(self, statement: Any) -> tuple[str, list[Any]]:
         cached = self._compiled.get(statement)
         if cached is None:
-            if len(self._compiled) > 512:
-                raise RuntimeError(
-                    "Reader statements must be module-level constants, not built per call"
-                )
+            self._refuse_per_call_statements(self._compiled)
             from sqlalchemy.dialects import sqlite
 
             sql = str(statement.compile(dialect=sqlite.dialect(paramstyle="named")))
-            decoders = [_decoder(column.type) for column in statement.selected_columns]
-            cached = self._compiled[statement] = (sql, decoders)
+            cached = self._compiled[statement] = (sql, _decoders(statement))
         return cached
+
+    @staticmethod
+    def _refuse_per_call_statements(compiled: dict[Any, Any]) -> None:
+        if len(compiled) > 512:
+            raise RuntimeError(
+                "Reader statements must be module-level constants, not built per call"
+            )
 
     def _sqlite(self) -> sqlite3.Connection:
         if self._connection is None:
@@ -133,10 +143,101 @@ class Reader:
             self._connection = connection
         return self._connection
 
+    def _compile_pg(self, statement: Any) -> tuple[str, tuple[str, ...], Any, list[Any]]:
+        cached = self._compiled_pg.get(statement)
+        if cached is None:
+            self._refuse_per_call_statements(self._compiled_pg)
+            compiled = statement.compile(dialect=self.engine.dialect)
+            sql = str(compiled)
+            if "POSTCOMPILE" in sql:
+                raise ValueError("Reader statements take no expanding (IN list) parameters")
+            order = tuple(compiled.positiontup or ())
+            cached = (sql, order, compiled, _decoders(statement))
+            self._compiled_pg[statement] = cached
+        return cached
+
+    async def _postgresql(self, statement: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
+        import asyncpg  # type: ignore[import-untyped]
+
+        sql, order, compiled, decoders = self._compile_pg(statement)
+        values = compiled.construct_params(params) if order else {}
+        args = [values[name] for name in order]
+        pool = self._pool or await self._make_pool()
+        for attempt in (1, 2):
+            connection = await pool.acquire()
+            try:
+                records = await connection.fetch(sql, *args)
+                break
+            except (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, OSError):
+                # a connection the server dropped: read once more on a fresh one
+                if attempt == 2 or not _lost(connection):
+                    raise
+            finally:
+                await pool.release(connection)
+        if not records:
+            return []
+        names = list(records[0].keys())
+        return _decoded([dict(record.items()) for record in records], names, decoders)
+
+    async def _make_pool(self) -> Any:
+        import asyncpg
+
+        async with self._pool_lock:
+            if self._pool is None:
+                _, options = self.engine.dialect.create_connect_args(self._url)
+                for sqlalchemy_only in (
+                    "prepared_statement_cache_size",
+                    "prepared_statement_name_func",
+                    "async_creator_fn",
+                ):
+                    options.pop(sqlalchemy_only, None)
+                self._pool = await asyncpg.create_pool(
+                    min_size=0, max_size=self._pool_size, reset=_reset_if_needed, **options
+                )
+        return self._pool
+
     async def close(self) -> None:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            self._pool_lock = asyncio.Lock()  # a later pool may live on another event loop
+            await pool.close()
+
+
+async def _reset_if_needed(connection: Any) -> None:
+    """Before a read connection goes back to the pool: asyncpg's default reset is a round
+    trip per release (advisory locks, cursors, listeners, settings), none of which a read
+    of this pool leaves; it is still made if a transaction was somehow left open."""
+    if connection.is_in_transaction():
+        await connection.execute(connection.get_reset_query())
+
+
+def _lost(connection: Any) -> bool:
+    """Whether a pooled asyncpg connection is closed (a lost one is detached from its proxy)."""
+    import asyncpg
+
+    try:
+        return bool(connection.is_closed())
+    except asyncpg.InterfaceError:
+        return True
+
+
+def _decoders(statement: Any) -> list[Any]:
+    """Per selected column, how to decode its raw value (None: as it is)."""
+    return [_decoder(column.type) for column in getattr(statement, "selected_columns", ())]
+
+
+def _decoded(
+    rows: list[dict[str, Any]], names: list[str], decoders: list[Any]
+) -> list[dict[str, Any]]:
+    for index, decode in enumerate(decoders):  # only the columns that need decoding
+        if decode is not None and index < len(names):
+            name = names[index]
+            for row in rows:
+                row[name] = decode(row[name])
+    return rows
 
 
 def _decoder(column_type: Any) -> Any:

@@ -22,7 +22,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     database_url: str = field(default_factory=default_database_url)
-    db_pool_size: int = 10  # PostgreSQL connections kept open per process
+    db_pool_size: int = 10  # PostgreSQL connections kept open per process, and as many for reads
     redis_url: str | None = None
     redis_prefix: str = "outreach:rl:"  # key prefix of the shared rate-limit windows
     workers: int = 1

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from outreach_api.constants import SCOPES
 from outreach_api.models import (
-    ApiKey,
     ApiKeyCreated,
     ApiKeyCreatedResponse,
     ApiKeyCreateRequest,
-    ApiKeyList,
     ApiKeyListResponse,
     ApiKeyMode,
     Tier,
@@ -24,17 +22,18 @@ TEST_KEYS_MINT_TEST_KEYS = "Test-mode API keys create only test-mode keys"
 OWN_ORGANIZATION_ONLY = "API keys are created only by the organization's own keys"
 
 
-def _listed(record: ApiKeyRecord) -> ApiKey:
-    return ApiKey(
-        api_key_id=record.id,
-        name=record.name,
-        mode=ApiKeyMode(record.mode),
-        is_agency=record.is_agency,
-        created_at=record.created_at,
-        last_used_at=record.last_used_at,
-        tier=Tier(record.tier),
-        scopes=sorted(record.scopes),
-    )
+def _listed(record: ApiKeyRecord) -> dict[str, object]:
+    """A key as the listing shows it, as data for `ApiKey` (validated by pydantic at once)."""
+    return {
+        "api_key_id": record.id,
+        "name": record.name,
+        "mode": record.mode,
+        "is_agency": record.is_agency,
+        "created_at": record.created_at,
+        "last_used_at": record.last_used_at,
+        "tier": record.tier,
+        "scopes": sorted(record.scopes),
+    }
 
 
 def granted(
@@ -62,8 +61,10 @@ class ApiKeysService:
     async def list_api_keys(self, ctx: RequestContext) -> ApiKeyListResponse:
         _, org_id = ctx.require_org()
         records = await ctx.services.keys.list_for_org(org_id)
-        keys = [_listed(record) for record in records]
-        return ApiKeyListResponse(data=ApiKeyList(keys=keys, total=len(keys)))
+        # one validation of the whole answer (modes and tiers checked against their enums)
+        return ApiKeyListResponse.model_validate(
+            {"data": {"keys": [_listed(record) for record in records], "total": len(records)}}
+        )
 
     async def create_api_key(
         self, ctx: RequestContext, *, body: ApiKeyCreateRequest

@@ -133,7 +133,8 @@ class Authenticator:
         async def dependency(request: Request) -> RequestContext:
             key = await self.authenticate(request.headers.get("authorization"))
             decision = await self.rate_limit(key)
-            setattr(request.state, RATE_HEADERS_STATE, rate_limit_headers(decision))
+            # in the request's state (as request.state would, without building its wrapper)
+            request.scope.setdefault("state", {})[RATE_HEADERS_STATE] = rate_limit_headers(decision)
             org_id = await self.target(key, request.headers.get("x-target-org-id"))
             self.authorize(operation, key)
             await require_feature(services, operation, org_id)

@@ -33,7 +33,7 @@ class Services:
     @classmethod
     def create(cls, settings: Settings) -> Services:
         engine = create_engine(settings.database_url, settings.db_pool_size)
-        reader = Reader(engine, settings.database_url)
+        reader = Reader(engine, settings.database_url, settings.db_pool_size)
         resolver = create_resolver(settings.dns_fixed, settings.dns_timeout)
         return cls(
             settings=settings,

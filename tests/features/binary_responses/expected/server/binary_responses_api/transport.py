@@ -12,14 +12,16 @@ import base64
 import binascii
 import inspect
 import json
-from collections.abc import AsyncIterable, Callable, Mapping
+from collections.abc import AsyncIterable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from fastapi import HTTPException, Request, Response, params, routing
-from fastapi.exceptions import RequestValidationError
+from fastapi.datastructures import DefaultPlaceholder
+from fastapi.exceptions import RequestValidationError, ResponseValidationError
 from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
+from fastapi.utils import is_body_allowed_for_status_code
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from starlette.datastructures import UploadFile
 from starlette.routing import Match
@@ -27,8 +29,21 @@ from starlette.types import Scope
 
 from .security import SchemeInfo
 
+
+def _telemetry_reader() -> Callable[[], Any]:
+    """FastAPI's reader of the request's telemetry (OpenTelemetry), in the releases that have it."""
+    try:
+        from fastapi.telemetry import get_telemetry_data
+    except ImportError:  # pragma: no cover - an older FastAPI
+        return lambda: None
+    return get_telemetry_data
+
+
+telemetry_data = _telemetry_reader()
+
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 
 
 def _invalid(location: str, name: str, error: ValidationError | str) -> RequestValidationError:
@@ -387,6 +402,45 @@ def direct_context(endpoint: Callable[..., Any]) -> Callable[..., Any]:
     return direct
 
 
+def direct_handler(route: APIRoute, standard: Handler) -> Handler:
+    """The request handler of a route whose endpoint takes only the request (`direct_context`).
+
+    FastAPI's handler would solve the endpoint's dependencies (one: the request), then
+    validate the returned object against the response model and serialise it with pydantic;
+    this handler calls the endpoint and does the same validation and serialisation, so the
+    answer (status, bytes, headers, errors) is FastAPI's. While FastAPI's telemetry records
+    the request, FastAPI's own handler answers, so its traces stay whole.
+    """
+    endpoint = route.dependant.call
+    field = route.response_field
+    status_code = route.status_code
+    assert endpoint is not None and field is not None and status_code is not None
+    empty = not is_body_allowed_for_status_code(status_code)
+
+    async def handle(request: Request) -> Response:
+        if telemetry_data() is not None:
+            return await standard(request)
+        raw = await endpoint(request)
+        if isinstance(raw, Response):
+            return raw
+        value, errors = field.validate(raw, {}, loc=("response",))
+        if errors:
+            context = getattr(routing, "_extract_endpoint_context", None)
+            raise ResponseValidationError(
+                errors=errors, body=raw, endpoint_ctx=context(endpoint) if context else None
+            )
+        response = Response(
+            content=field.serialize_json(value, by_alias=True),
+            media_type="application/json",
+            status_code=status_code,
+        )
+        if empty:
+            response.body = b""
+        return response
+
+    return handle
+
+
 class Route(APIRoute):
     """The generated routes' APIRoute: cheaper to find and, without inputs, to enter.
 
@@ -394,12 +448,45 @@ class Route(APIRoute):
     a path that does not start with the part of the template before its first parameter
     cannot match that expression, so it is refused at once, with the same answer. An
     operation without parameters or body calls its context dependency directly
-    (`direct_context`).
+    (`direct_context`) and is answered by `direct_handler`.
     """
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
-        super().__init__(path, direct_context(endpoint), **kwargs)
+        direct = direct_context(endpoint)
+        self.direct = direct is not endpoint  # read by get_route_handler, within __init__
+        super().__init__(path, direct, **kwargs)
         self.literal_prefix = self.path_format.partition("{")[0]
+
+    def get_route_handler(self) -> Handler:
+        standard = super().get_route_handler()
+        if not getattr(self, "direct", False) or not self.answers_like_fastapi_directly():
+            return standard
+        return direct_handler(self, standard)
+
+    def answers_like_fastapi_directly(self) -> bool:
+        """Whether `direct_handler` gives FastAPI's answer: a JSON response model with FastAPI's
+        defaults, a declared status, an endpoint taking only the request."""
+        dependant = self.dependant
+        return (
+            self.response_field is not None
+            and self.status_code is not None
+            and isinstance(self.response_class, DefaultPlaceholder)
+            and self.response_model_include is None
+            and self.response_model_exclude is None
+            and self.response_model_by_alias
+            and not self.response_model_exclude_unset
+            and not self.response_model_exclude_defaults
+            and not self.response_model_exclude_none
+            and getattr(self, "stream_item_field", None) is None
+            and dependant.request_param_name is not None
+            and not dependant.dependencies
+            and not dependant.path_params
+            and not dependant.query_params
+            and not dependant.header_params
+            and not dependant.cookie_params
+            and not dependant.body_params
+            and takes_only_the_request(dependant.call)
+        )
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         if (

@@ -1,0 +1,82 @@
+"""The PostgreSQL reader of the hot path: autocommit connections without a ping per
+checkout, and one more try when the server has dropped the pooled connection."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+
+import asyncpg
+import pytest
+from conftest import drop_postgres_database, make_postgres_database
+from outreach_server.core.db import Reader, create_engine
+from sqlalchemy import text
+
+MINE = text("SELECT pg_backend_pid() AS pid")
+
+
+@pytest.fixture
+def pg_url(postgres_available: None) -> Iterator[tuple[str, str]]:
+    name, url = make_postgres_database()
+    try:
+        yield name, url
+    finally:
+        drop_postgres_database(name)
+
+
+async def terminate_others(admin_url: str, name: str) -> int:
+    engine = create_engine(admin_url)
+    try:
+        async with engine.begin() as connection:
+            result = await connection.execute(
+                text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = :name AND pid <> pg_backend_pid()"
+                ),
+                {"name": name},
+            )
+            return int(result.scalar_one())
+    finally:
+        await engine.dispose()
+
+
+def test_reads_run_alone_and_survive_a_dropped_connection(pg_url: tuple[str, str]) -> None:
+    name, url = pg_url
+
+    other = asyncio.new_event_loop()
+    thread = threading.Thread(target=other.run_forever, daemon=True)
+    thread.start()
+
+    async def scenario() -> None:
+        reader = Reader(create_engine(url), url, pool_size=2)
+        try:
+            (first,) = await reader.all(MINE)
+            # autocommit: no BEGIN is sent before a statement (VACUUM refuses to run in one)
+            assert await reader.all(text("VACUUM pg_class")) == []
+            (again,) = await reader.all(MINE)
+            assert again["pid"] == first["pid"]  # the pooled connection, kept
+            # the server drops every connection of this database (a restart, an idle timeout),
+            # while this event loop is blocked: the pool cannot have noticed before the read
+            assert (
+                asyncio.run_coroutine_threadsafe(terminate_others(url, name), other).result() >= 1
+            )
+            time.sleep(0.2)  # noqa: ASYNC251 (blocking on purpose: the server closes the socket)
+            (after,) = await reader.all(MINE)
+            assert after["pid"] != first["pid"]  # read again on a new connection
+            # an error that is not a lost connection is raised, not retried
+            with pytest.raises(asyncpg.UndefinedTableError):
+                await reader.all(text("SELECT * FROM no_such_table"))
+            (kept,) = await reader.all(MINE)
+            assert kept["pid"] == after["pid"]
+        finally:
+            await reader.close()
+            await reader.engine.dispose()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        other.call_soon_threadsafe(other.stop)
+        thread.join()
+        other.close()
