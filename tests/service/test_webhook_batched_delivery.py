@@ -295,3 +295,48 @@ def test_an_attempt_without_a_slot_in_time_is_given_back_unsent(
             await each.engine.dispose()
 
     asyncio.run(scenario())
+
+
+def test_an_idle_worker_backs_off_and_a_publish_in_its_process_wakes_it(
+    database_url: str, receivers: tuple[Receiver, Receiver]
+) -> None:
+    """Nothing due: the worker's looks thin out (it does not take the database's write lock
+    every poll interval forever); an event published by its own process is sent at once,
+    not after the idle wait."""
+    healthy, _ = receivers
+    settings = settings_for(database_url)
+
+    async def scenario() -> None:
+        idle = worker(settings, poll_interval=0.05, idle_max=1.0)
+        sleepy = worker(settings, poll_interval=5.0, idle_max=5.0)
+        looks = 0
+        claim = idle.claim
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            nonlocal looks
+            looks += 1
+            return await claim(*args, **kwargs)
+
+        idle.claim = counted  # type: ignore[method-assign]
+        try:
+            org = await seed(idle.engine, settings, [healthy.url()], 0)
+            await idle.start()
+            await asyncio.sleep(1.6)
+            await idle.close()
+            # two lanes polling every 0.05 s would look 64 times; backing off: 0.05, 0.1,
+            # 0.2, 0.4, 0.8 s apart, 5 or 6 looks per lane
+            assert 2 <= looks <= 16, looks
+            await sleepy.start()
+            await asyncio.sleep(0.3)  # its first look found nothing: it now waits 5 s
+            started = time.monotonic()
+            await publish_event(sleepy.engine, org, "campaign.created", {"n": 1})
+            await until(sleepy.engine, lambda found: [r.status for r in found] == ["success"])
+            assert time.monotonic() - started < 4.0  # woken, not the 5 s idle wait
+            assert len(healthy.ids) == 1
+        finally:
+            await idle.close()
+            await sleepy.close()
+            await idle.engine.dispose()
+            await sleepy.engine.dispose()
+
+    asyncio.run(scenario())

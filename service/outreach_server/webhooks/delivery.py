@@ -63,7 +63,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -93,6 +93,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from ..core.resolver import Resolver, ip_literal
 from ..core.secrets import SecretKeyMissing, SecretUndecryptable, secret_box
 from ..core.settings import Settings
+from .outbox import on_publish
 from .signature import sign
 from .store import new_id, now_ms
 from .tables import webhook_deliveries, webhook_events, webhooks
@@ -254,6 +255,7 @@ class DeliveryWorker:
         concurrency: int | None = None,
         per_target: int = 32,
         poll_interval: float = 0.05,
+        idle_max: float = 1.0,
         flush_size: int = 64,
         flush_interval: float = 0.005,
         lanes: int = 2,
@@ -265,6 +267,14 @@ class DeliveryWorker:
         self.concurrency = concurrency  # attempts in flight; None: 4 batches
         self.per_target = per_target
         self.poll_interval = poll_interval
+        # nothing due: the next look doubles its wait from poll_interval up to idle_max (an
+        # idle worker does not take SQLite's write lock 40 times a second); an event this
+        # process publishes, or a claim that found rows, brings it back to poll_interval
+        self.idle_max = max(idle_max, poll_interval)
+        self._idle_wait = poll_interval
+        self._next_due_ms: int | None = None  # the earliest retry this worker scheduled
+        self._wake = asyncio.Event()
+        self._unlisten: Callable[[], None] | None = None
         self.flush_size = flush_size
         self.flush_interval = flush_interval
         self.sqlite = engine.dialect.name == "sqlite"
@@ -293,12 +303,26 @@ class DeliveryWorker:
         if self._task is None:
             self._stop = asyncio.Event()
             self._closing = False
+            self._wake = asyncio.Event()
+            self._idle_wait = self.poll_interval
+            loop = asyncio.get_running_loop()
+            wake = self._wake
+
+            def woken() -> None:
+                if not loop.is_closed():
+                    loop.call_soon_threadsafe(self._woken, wake)
+
+            self._unlisten = on_publish(woken)
             self._task = asyncio.create_task(self.run(), name="webhook-delivery-worker")
 
     async def close(self) -> None:
         """Stop claiming; let the attempts in flight finish (each bounded by the timeout),
         record them, then close the connections."""
         self._stop.set()
+        self._wake.set()
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
         if self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
@@ -347,6 +371,8 @@ class DeliveryWorker:
                 items = []
             finally:
                 self._reserved -= wanted
+            if items:
+                self._idle_wait = self.poll_interval
             for item in items:
                 self._spawn(item)
             if len(items) == wanted:
@@ -355,7 +381,26 @@ class DeliveryWorker:
                 self._slot_freed.clear()
                 await self._wait(self._slot_freed, self.poll_interval)
             else:  # nothing more is due now
-                await self._wait(self._stop, self.poll_interval)
+                await self._idle()
+
+    def _woken(self, wake: asyncio.Event) -> None:
+        self._idle_wait = self.poll_interval
+        wake.set()
+
+    async def _idle(self) -> None:
+        """Wait while nothing is due: until woken, or the idle wait (doubled each time)."""
+        wait = self._idle_wait
+        if self._next_due_ms is not None:  # a retry of ours falls due: look then
+            until = (self._next_due_ms - now_ms()) / 1000
+            if until <= 0:
+                self._next_due_ms = None
+            wait = max(0.0, min(wait, until))
+        try:
+            await asyncio.wait_for(self._wake.wait(), wait)
+        except TimeoutError:
+            self._idle_wait = min(self._idle_wait * 2, self.idle_max)
+        else:
+            self._wake.clear()
 
     @staticmethod
     async def _wait(event: asyncio.Event, timeout: float) -> None:
@@ -690,6 +735,10 @@ class DeliveryWorker:
             recorded = await self._record_sqlite(made_rows, retries, released, now)
         else:
             recorded = await self._record_postgresql(made_rows, retries, released, now)
+        if retries:  # an idle look falls on the earliest retry's due time
+            due = min(int(row["next_attempt_at"]) for row in retries.values())
+            if self._next_due_ms is None or due < self._next_due_ms:
+                self._next_due_ms = due
         for row in made_rows:
             if row["id"] not in recorded:
                 log.warning("webhook delivery %s: lease lost, outcome not recorded", row["id"])

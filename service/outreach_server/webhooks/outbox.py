@@ -10,6 +10,7 @@ does. Given an engine it runs its own transaction.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,17 @@ from .store import new_id, now_ms
 from .tables import webhook_deliveries, webhook_events, webhooks
 
 EVENT_KINDS = frozenset(kind.value for kind in WebhookEventKind)
+
+# callbacks told when this process wrote deliveries: a delivery worker of the same process
+# wakes at once instead of waiting out its idle poll (other processes' workers poll)
+_listeners: list[Callable[[], None]] = []
+
+
+def on_publish(callback: Callable[[], None]) -> Callable[[], None]:
+    """Call CALLBACK (no arguments, must not block) whenever this process publishes an event
+    with deliveries; returns the function that removes it."""
+    _listeners.append(callback)
+    return lambda: _listeners.remove(callback) if callback in _listeners else None
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,8 @@ async def _publish(
                 for webhook_id in targets
             ],
         )
+        for callback in _listeners:
+            callback()
     return PublishedEvent(event_id, len(targets))
 
 
