@@ -421,10 +421,24 @@ def median_ms(samples: Any) -> str:
 
 
 def stall_section(r: Results) -> list[str]:
-    if "event_loop_stall" in r.data:
-        return ["```json", json.dumps(r.data["event_loop_stall"], indent=2, sort_keys=True), "```"]
+    found = r.get("event_loop_stall", "requests")
+    if not isinstance(found, list) or not found:
+        return [f"Event-loop stall: {NOT_MEASURED} ({r.why_missing('event_loop_stall')})."]
+    rows = [
+        [
+            str(x.get("request")),
+            number(x.get("megabytes")),
+            str(x.get("status")),
+            number(x.get("ms"), 1),
+            number(x.get("healthz_max_ms"), 1),
+        ]
+        for x in found
+        if isinstance(x, dict)
+    ]
     return [
-        f"Event-loop stall: {NOT_MEASURED} (`bench/event_loop_stall.py` prints its table and writes no JSON file yet)."
+        f"Run of {r.get('event_loop_stall', 'date') or '?'}.",
+        "",
+        *table(["request", "MB", "status", "ms", "slowest /healthz meanwhile, ms"], rows),
     ]
 
 
