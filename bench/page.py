@@ -94,8 +94,7 @@ class Results:
 def number(value: Any, digits: int = 2, unit: str = "") -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return NOT_MEASURED
-    text = f"{value:,.{digits}f}" if digits else f"{value:,.0f}"
-    return text + unit
+    return f"{value:,.{digits}f}{unit}"
 
 
 def ratio(top: Any, bottom: Any, digits: int = 2) -> str:

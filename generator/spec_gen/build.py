@@ -122,7 +122,10 @@ def render_tree(
         ProcessPoolExecutor(max_workers=1, mp_context=fork) as models_pool,
         ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool,
     ):
-        models_pool.submit(warm_up)
+        if cache_dir is None or not any(cache_dir.glob("models-*.py")):
+            # no models cached yet: datamodel-code-generator will run, warm it up meanwhile
+            # (with a cache, the models are usually read from it; warming would delay that)
+            models_pool.submit(warm_up)
         with stage("bundle"):
             spec_bundle = bundle(config.spec)
         rules = ruleset(config.lint)

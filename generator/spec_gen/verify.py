@@ -3,8 +3,8 @@
 `verify(files, ...)` runs two subprocesses side by side (one per core) over a temporary
 copy of the output tree: one imports every module of the server package, calls its
 `create_api_router` with a placeholder implementation per tag and mounts the router on a
-FastAPI app (FastAPI checks every route's parameters, body and response models then); the
-other imports every module of the client package. A failure raises GeneratedCodeBroken
+FastAPI app (mounting is what starting a server does; the app's OpenAPI document is not
+built, which FastAPI would do only when /openapi.json is first asked for); the other imports every module of the client package. A failure raises GeneratedCodeBroken
 with the subprocess's error, so `spec-gen build` never reports success for code that does
 not start.
 

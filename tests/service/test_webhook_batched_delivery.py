@@ -48,7 +48,6 @@ class Receiver:
     port: int = 0
     ids: list[str] = field(default_factory=list)
     held: int = 0  # requests being held right now
-    arrived: list[float] = field(default_factory=list)  # time.time() of each request
     release: threading.Event = field(default_factory=threading.Event)
 
     def url(self, path: str = "/hook") -> str:
@@ -62,7 +61,6 @@ def serve(state: Receiver) -> ThreadingHTTPServer:
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length", "0")))
             state.ids.append(self.headers.get("X-Webhook-Delivery-Id", ""))
-            state.arrived.append(time.time())
             if state.hang:
                 state.held += 1
                 state.release.wait(30)
@@ -108,8 +106,8 @@ def settings_for(database_url: str, **changes: Any) -> Settings:
     return Settings(**values)
 
 
-def worker(settings: Settings, engine: AsyncEngine | None = None, **options: Any) -> DeliveryWorker:
-    engine = engine or create_engine(settings.database_url)
+def worker(settings: Settings, **options: Any) -> DeliveryWorker:
+    engine = create_engine(settings.database_url)
     return DeliveryWorker(engine, settings, create_resolver(settings.dns_fixed, 1.0), **options)
 
 

@@ -24,14 +24,15 @@ from .tables import webhook_deliveries, webhook_events, webhooks
 
 EVENT_KINDS = frozenset(kind.value for kind in WebhookEventKind)
 
-# callbacks told when this process wrote deliveries: a delivery worker of the same process
-# wakes at once instead of waiting out its idle poll (other processes' workers poll)
+# callbacks told when this process committed deliveries (publish_event given an engine): a
+# delivery worker of the same process wakes at once instead of waiting out its idle poll;
+# rows written in a caller's transaction, or by other processes, are found by that poll
 _listeners: list[Callable[[], None]] = []
 
 
 def on_publish(callback: Callable[[], None]) -> Callable[[], None]:
-    """Call CALLBACK (no arguments, must not block) whenever this process publishes an event
-    with deliveries; returns the function that removes it."""
+    """Call CALLBACK (no arguments, must not block) whenever publish_event, given an engine,
+    has committed an event with deliveries; returns the function that removes it."""
     _listeners.append(callback)
     return lambda: _listeners.remove(callback) if callback in _listeners else None
 
@@ -77,8 +78,6 @@ async def _publish(
                 for webhook_id in targets
             ],
         )
-        for callback in _listeners:
-            callback()
     return PublishedEvent(event_id, len(targets))
 
 
@@ -99,4 +98,7 @@ async def publish_event(
             await connection.exec_driver_sql("BEGIN IMMEDIATE")
         published = await _publish(connection, org_id, kind, payload)
         await connection.commit()
-        return published
+    if published.deliveries:  # committed: a worker woken now sees the rows
+        for callback in _listeners:
+            callback()
+    return published
