@@ -22,7 +22,7 @@ from .load import Bundle, bundle
 from .profiles import ruleset
 from .result import BuildResult
 from .timings import stage
-from .tree import Change, changes, existing_files, short_diff, write_tree
+from .tree import Change, Staging, changes, existing_files, short_diff
 from .validate import (
     apply_profile,
     bundle_findings,
@@ -245,16 +245,25 @@ def _render(
             raise RuntimeError(f"datamodel-code-generator produced no class for: {shown}")
     if ("EmailStr" in models_source) != uses_email:
         raise RuntimeError("email fields: the models and the dependency list disagree")
-    # the server's one models module and the client's split of it, formatted in one ruff run
-    model_files = {f"server/{config.server_package}/models.py": models_source}
-    modules, homes = split_models(models_source, model_uses)
-    for module, content in modules.items():
-        model_files[f"client/{config.client_package}/models/{module}.py"] = content
-    model_files[f"client/{config.client_package}/models/__init__.py"] = client.render(
-        "client/models_init.py.j2", **client.context(api), homes=homes
-    )
-    with stage("ruff (the models)"):
+    # the server's one models module first: with it, the server's probe can start importing
+    # while the client's split of the models is made and formatted
+    server_models = f"server/{config.server_package}/models.py"
+    with stage("ruff (the server's models)"):
+        files.update(format_python({server_models: models_source}))
+    if verifier is not None:
+        verifier.feed("server", files)
+    with stage("client models"):
+        model_files: dict[str, str] = {}
+        modules, homes = split_models(models_source, model_uses)
+        for module, content in modules.items():
+            model_files[f"client/{config.client_package}/models/{module}.py"] = content
+        model_files[f"client/{config.client_package}/models/__init__.py"] = client.render(
+            "client/models_init.py.j2", **client.context(api), homes=homes
+        )
+    with stage("ruff (the client's models)"):
         files.update(format_python(model_files))
+    if verifier is not None:
+        verifier.feed("client", files)
     return files
 
 
@@ -342,16 +351,23 @@ def build(
         return []
     cache_dir = config.root / CACHE_DIR if use_cache else None
     verifier = Verifier(config.server_package, config.client_package)
+    staged: Staging | None = None
     try:
         result = render_tree(config, cache_dir, strict=strict, echo=echo, verifier=verifier)
+        old = existing_files(config.output)
+        found = changes(old, result.files)
+        # the new files are written beside the output while the probes check them; moved
+        # into place (a rename each) only when they pass
+        with stage("write (staged)"):
+            staged = Staging(config.output, result.files, found)
         with stage("verify"):
             echo(verifier.check(result.files))
+        with stage("write"):
+            staged.commit()
     finally:
         verifier.close()
-    old = existing_files(config.output)
-    found = changes(old, result.files)
-    with stage("write"):
-        write_tree(config.output, result.files, found)
+        if staged is not None:
+            staged.discard()
     if use_cache:
         remember_build(config, result)
     for change in found:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-IGNORED_PARTS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+STAGING = ".spec-gen-staging"  # inside the output: new files wait there to be verified
+IGNORED_PARTS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", STAGING}
 
 
 def _ignored(rel: Path) -> bool:
@@ -65,17 +68,52 @@ def short_diff(path: str, old: bytes | None, new: str | None, limit: int = 30) -
 
 
 def write_tree(output: Path, new: dict[str, str], found: list[Change]) -> None:
-    for change in found:
-        target = output / change.path
-        if change.kind == "removed":
-            target.unlink()
-            parent = target.parent
-            while parent != output and parent.is_dir() and not any(parent.iterdir()):
-                parent.rmdir()
-                parent = parent.parent
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
+    staged = Staging(output, new, found)
+    try:
+        staged.commit()
+    finally:
+        staged.discard()
+
+
+class Staging:
+    """The changes, written into `<output>/.spec-gen-staging/` first (while the build checks
+    them) and then moved into place by `commit`, a rename per file: writing the files, the
+    slow part on some file systems, overlaps the check, and a failed check writes nothing.
+    `discard` removes what is left (after a commit: nothing but the empty folder)."""
+
+    def __init__(self, output: Path, new: dict[str, str], found: list[Change]) -> None:
+        self.output = output
+        self.root = output / STAGING
+        self.found = found
+        shutil.rmtree(self.root, ignore_errors=True)  # an interrupted build's leftovers
+        made: set[Path] = set()
+        for change in found:
+            if change.kind == "removed":
+                continue
+            target = self.root / change.path
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
             target.write_bytes(new[change.path].encode("utf-8"))
+
+    def commit(self) -> None:
+        made: set[Path] = set()
+        for change in self.found:
+            target = self.output / change.path
+            if change.kind == "removed":
+                target.unlink()
+                parent = target.parent
+                while parent != self.output and parent.is_dir() and not any(parent.iterdir()):
+                    parent.rmdir()
+                    parent = parent.parent
+                continue
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
+            os.replace(self.root / change.path, target)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
 
 
 # -- the no-op fast path ---------------------------------------------------------------

@@ -86,3 +86,58 @@ def test_a_verifier_closed_unused_leaves_no_process() -> None:
     probes = list(verifier.probes.values())
     verifier.close()
     assert probes and all(p.returncode is not None for p in probes)
+
+
+COMPOSITION = Path(__file__).parents[1] / "features" / "composition"
+
+
+def test_a_client_model_naming_a_class_its_module_does_not_import_fails_the_build() -> None:
+    """A field annotation is resolved lazily (pydantic would only fail on first use): the
+    client's probe resolves every model class's annotations, so a name the split left out of
+    a module's imports fails the build."""
+    config = load_config(COMPOSITION)
+    files = dict(render_tree(config, None).files)
+    square = f"client/{config.client_package}/models/_square.py"
+    assert "    side: float\n" in files[square]
+    files[square] = files[square].replace("    side: float\n", "    side: Triangle\n")
+    with pytest.raises(GeneratedCodeBroken) as broken:
+        verify(files, config.server_package, config.client_package)
+    message = str(broken.value)
+    assert "NameError" in message and "Triangle" in message
+    assert "models/_square.py" in message  # the module is named, though it was never on disk
+
+
+def test_the_client_probe_reports_the_model_classes_it_resolved() -> None:
+    config = load_config(COMPOSITION)
+    summary = verify(render_tree(config, None).files, config.server_package, config.client_package)
+    client = summary.split("client:", 1)[1]
+    resolved = int(client.split(" model classes resolved")[0].rsplit(" ", 1)[-1])
+    assert resolved >= 4  # Base, Circle, Square, Shape at least
+
+
+def test_code_that_fails_verification_is_never_written(tmp_path: Path) -> None:
+    """The new files wait in a staging folder while the probes check them: when the check
+    fails, the output is exactly as it was and no staging folder is left."""
+    project = tmp_path / "status_ranges"
+    shutil.copytree(FEATURE, project, ignore=shutil.ignore_patterns("expected"))
+    templates = project / "templates"
+    shutil.copytree(FEATURE.parents[2] / "templates", templates)
+    settings = project / "pyproject.toml"
+    settings.write_text(settings.read_text().replace('"../../../templates"', '"templates"'))
+    config = load_config(project)
+    build(config, use_cache=False, echo=lambda _: None)
+    before = {p: p.read_bytes() for p in config.output.rglob("*") if p.is_file()}
+    runtime = templates / "api" / "runtime.py.j2"
+    broken = "\nfrom no_such_module_anywhere import thing\n\nTHING = thing\n"
+    runtime.write_text(runtime.read_text() + broken)
+    spec = project / "openapi.yaml"
+    spec.write_text(spec.read_text().replace("{title: Status ranges,", "{title: Status changed,"))
+    with pytest.raises(GeneratedCodeBroken, match="no_such_module_anywhere"):
+        build(config, use_cache=False, echo=lambda _: None)
+    after = {p: p.read_bytes() for p in config.output.rglob("*") if p.is_file()}
+    assert after == before
+    assert not (config.output / ".spec-gen-staging").exists()
+    runtime.write_text(runtime.read_text().replace(broken, ""))
+    build(config, use_cache=False, echo=lambda _: None)
+    assert not (config.output / ".spec-gen-staging").exists()
+    assert any(b"Status changed" in p.read_bytes() for p in config.output.rglob("*.md"))

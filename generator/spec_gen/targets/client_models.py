@@ -13,6 +13,7 @@ and the first call of an operation builds exactly the classes it can take or ret
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -40,19 +41,40 @@ def _defined(stmt: ast.stmt) -> list[str]:
     return []
 
 
-def _names(node: ast.AST) -> set[str]:
-    """Every name a statement reads, quoted forward references included."""
+def _names(node: ast.AST, wanted: frozenset[str]) -> set[str]:
+    """Every name of `wanted` a statement reads, quoted forward references included."""
     found: set[str] = set()
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name):
             found.add(sub.id)
-        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+        elif (
+            isinstance(sub, ast.Constant)
+            and isinstance(sub.value, str)
+            # parsing is the slow part: only a string naming a wanted class can matter
+            and not wanted.isdisjoint(_WORD.findall(sub.value))
+        ):
             try:
                 expr = ast.parse(sub.value, mode="eval")
             except SyntaxError:
                 continue
             found |= {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-    return found
+    return found & wanted
+
+
+_WORD = re.compile(r"[^\W\d]\w*")
+
+
+def _segment(lines: list[str], stmt: ast.stmt) -> str:
+    """`ast.get_source_segment` for a statement, from the module's lines (that function
+    splits the whole source again on every call)."""
+    end = stmt.end_lineno or stmt.lineno
+    end_col = stmt.end_col_offset if stmt.end_col_offset is not None else None
+    chosen = [line.encode() for line in lines[stmt.lineno - 1 : end]]
+    if len(chosen) == 1:
+        return chosen[0][stmt.col_offset : end_col].decode()
+    first = chosen[0][stmt.col_offset :]
+    last = chosen[-1][:end_col]
+    return b"".join([first, *chosen[1:-1], last]).decode()
 
 
 def module_names(groups: Mapping[frozenset[str], list[str]]) -> dict[frozenset[str], str]:
@@ -98,27 +120,35 @@ def split_models(
         else []
     )
     imports: list[str] = []
-    chunks: list[_Chunk] = []
+    statements: list[tuple[str, ast.stmt]] = []
     previous_end = 0
     for stmt in tree.body:
         end = stmt.end_lineno or stmt.lineno
         text = "".join(lines[previous_end:end])  # comments and decorators included
         previous_end = end
         if isinstance(stmt, ast.Import | ast.ImportFrom):
-            imports.append(ast.get_source_segment(source, stmt) or "")
+            imports.append(_segment(lines, stmt))
             continue
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # a module docstring
-        chunks.append(_Chunk(text, _defined(stmt), _names(stmt)))
+        statements.append((text, stmt))
+    wanted = frozenset(name for _, stmt in statements for name in _defined(stmt))
+    chunks = [_Chunk(text, _defined(stmt), _names(stmt, wanted)) for text, stmt in statements]
     defined = {name: chunk for chunk in chunks for name in chunk.defines}
     graph = {name: (chunk.refers & defined.keys()) - {name} for name, chunk in defined.items()}
     users = {user: _reach(names, graph) for user, names in sorted(uses.items())}
+    users_of: dict[str, list[str]] = {}
+    for user, seen in users.items():  # in user order, as the groups' keys were built
+        for name in seen:
+            users_of.setdefault(name, []).append(user)
     groups: dict[frozenset[str], list[str]] = {}  # in source order of their first class
     for name in defined:
-        group = frozenset(u for u, seen in users.items() if name in seen)
-        groups.setdefault(group, []).append(name)
+        groups.setdefault(frozenset(users_of.get(name, ())), []).append(name)
     modules_of = module_names(groups)
     home = {name: modules_of[group] for group, names in groups.items() for name in names}
+    owned: dict[str, set[str]] = {}
+    for name, where in home.items():
+        owned.setdefault(where, set()).add(name)
     bodies: dict[str, list[str]] = {}
     refs: dict[str, set[str]] = {}
     last = OTHER
@@ -134,7 +164,7 @@ def split_models(
         refs.setdefault(module, set()).update(chunk.refers & defined.keys())
     modules: dict[str, str] = {}
     for module in sorted(bodies):
-        own = {name for name, where in home.items() if where == module}
+        own = owned.get(module, set())
         cross: dict[str, list[str]] = {}
         for name in sorted(refs[module] - own):
             cross.setdefault(home[name], []).append(name)
