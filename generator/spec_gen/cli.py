@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -115,6 +116,29 @@ class _Commands(click.Group):
 )
 def main() -> None:
     """spec-gen: validate an OpenAPI 3.0/3.1 spec and generate the API layer, client and docs."""
+
+
+def run() -> None:
+    """The `spec-gen` command: `main`, then an immediate exit once the output is flushed.
+
+    A large build leaves a big heap (the spec, the IR, every rendered file) that the
+    interpreter would otherwise free object by object on its way out, 0.1 to 0.3 s of nothing
+    (everything is written and every worker has stopped by then)."""
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            code = exc.code or 0
+        else:  # a message: what the interpreter would print
+            print(exc.code, file=sys.stderr)
+            code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`| head`) or stream: nothing to keep
+            pass
+    os._exit(code)
 
 
 @main.command()

@@ -85,6 +85,7 @@ class Staging:
         self.output = output
         self.root = output / STAGING
         self.found = found
+        self.made_output = not output.exists()
         shutil.rmtree(self.root, ignore_errors=True)  # an interrupted build's leftovers
         made: set[Path] = set()
         for change in found:
@@ -114,6 +115,8 @@ class Staging:
 
     def discard(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+        if self.made_output and self.output.is_dir() and not any(self.output.iterdir()):
+            self.output.rmdir()  # nothing was committed: as if the build had not run
 
 
 # -- the no-op fast path ---------------------------------------------------------------

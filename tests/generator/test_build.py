@@ -114,3 +114,29 @@ def test_invalid_spec_stops_the_build_without_writing(
     assert result.exit_code == 1
     assert "spec/openapi.yaml" in result.output and "[x-tier]" in result.output
     assert not (project / "generated").exists()
+
+
+def test_the_command_keeps_its_exit_codes_and_output_when_it_exits_at_once(
+    tmp_path: Path,
+) -> None:
+    """`spec-gen` (`spec_gen.cli:run`) skips the interpreter's teardown: what it printed is
+    still flushed, and click's exit codes (usage 2, spec findings 1, success 0) still hold."""
+    import subprocess
+    import sys
+
+    def spec_gen(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "spec_gen", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            check=False,
+            timeout=120,
+        )
+
+    version = spec_gen("--version")
+    assert version.returncode == 0 and "version" in version.stdout
+    missing = spec_gen("validate", str(tmp_path / "missing.yaml"))
+    assert missing.returncode == 1 and "missing.yaml" in missing.stdout + missing.stderr
+    usage = spec_gen("no-such-command")
+    assert usage.returncode == 2 and "No such command" in usage.stderr

@@ -141,7 +141,7 @@ EVENTS = Path(__file__).parents[1] / "golden" / "fixtures" / "events" / "expecte
 def events_app() -> Iterator[tuple[TestClient, list[Any]]]:
     sys.path[:0] = [str(EVENTS / "server")]
     import events_api
-    import events_api.models as models
+    from events_api import models
 
     seen: list[Any] = []
 

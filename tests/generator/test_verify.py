@@ -137,6 +137,10 @@ def test_code_that_fails_verification_is_never_written(tmp_path: Path) -> None:
     after = {p: p.read_bytes() for p in config.output.rglob("*") if p.is_file()}
     assert after == before
     assert not (config.output / ".spec-gen-staging").exists()
+    fresh = config.with_overrides(output=tmp_path / "fresh")
+    with pytest.raises(GeneratedCodeBroken):
+        build(fresh, use_cache=False, echo=lambda _: None)
+    assert not fresh.output.exists()  # a failed first build leaves no output folder behind
     runtime.write_text(runtime.read_text().replace(broken, ""))
     build(config, use_cache=False, echo=lambda _: None)
     assert not (config.output / ".spec-gen-staging").exists()
