@@ -35,6 +35,9 @@ from .validate import (
 from .verify import Verifier
 
 DOCS_PAGE = "docs.html"  # the reference page inside the server package
+# below this many operations + schemas, starting a second probe interpreter costs more than
+# checking the client after the server in the same one
+SMALL_TREE = 300
 
 
 if TYPE_CHECKING:
@@ -230,8 +233,8 @@ def _render(
             files[f"docs/{name}"] = content
     # the API layer carries the reference page as package data, for a server to serve at /docs
     files[f"server/{config.server_package}/{DOCS_PAGE}"] = files[f"docs/{HTML_PAGE}"]
-    if verifier is not None:
-        verifier.start()
+    if verifier is not None:  # a small tree is checked in one interpreter, server then client
+        verifier.start(together=len(api.operations) + len(api.schemas) < SMALL_TREE)
     with stage("ruff (all but the models)"):  # while the models are being generated
         files = format_python(files)
     with at("/components/schemas"):  # an error of the models step names the schemas

@@ -32,32 +32,27 @@ from pathlib import Path
 
 ROLES = ("server", "client")
 
-# Run in each subprocess: argv = [role ("server" or "client"), package]; stdin: a JSON
-# object {module path relative to the role's directory: source} (empty: nothing to check).
+# Run in each subprocess: argv = [roles ("server", "client" or "server,client"), their
+# packages, comma-separated]; stdin: per role, in that order, a frame (8-byte big-endian
+# length, then a JSON object {module path relative to the role's directory: source}); the
+# input ending before a frame means the build stopped: nothing to check.
 _PROBE = r"""
-import importlib, importlib.abc, importlib.util, json, linecache, os, sys, typing
-role, package_name = sys.argv[1:3]
+import importlib, importlib.abc, importlib.util, inspect, json, linecache, os, sys, typing
+roles = sys.argv[1].split(",")
+packages = dict(zip(roles, sys.argv[2].split(",")))
 import pydantic
-if role == "server":
+if "server" in roles:
     import fastapi, fastapi.routing, fastapi.params
-else:
+    from fastapi import FastAPI
+if "client" in roles:
     import httpx
 try:  # the packages require pydantic[email] when the spec has email fields
     import email_validator
 except ImportError:  # not installed here: EmailStr's check is only needed to validate
     import pydantic.networks
     pydantic.networks.import_email_validator = lambda: None
-data = sys.stdin.buffer.read()
-if not data:  # the build stopped before there was anything to check
-    sys.exit(0)
+sources = {}  # module path -> source
 modules = {}  # dotted name -> (path, is a package)
-sources = json.loads(data)
-for path in sources:
-    parts = path[: -len(".py")].split("/")
-    if parts[-1] == "__init__":
-        modules[".".join(parts[:-1])] = (path, True)
-    else:
-        modules[".".join(parts)] = (path, False)
 
 
 class InMemory(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -80,18 +75,50 @@ class InMemory(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 sys.meta_path.insert(0, InMemory())
-if role == "client":
-    # built (and so checked) by the server's probe: here only imported and resolved
-    pydantic.BaseModel.model_config["defer_build"] = True
-names = sorted(
-    name for name in modules
-    if (name == package_name or name.startswith(package_name + "."))
-    and name.rsplit(".", 1)[-1] != "testing"  # the client's pytest plugin: optional
-)
-for name in names:
-    importlib.import_module(name)
-count = len(names) - 1  # the package itself is not counted
-if role == "client":
+
+
+def receive():
+    head = sys.stdin.buffer.read(8)
+    if len(head) < 8:
+        return None
+    return json.loads(sys.stdin.buffer.read(int.from_bytes(head, "big")))
+
+
+def load(package_name, payload):
+    for path, source in payload.items():
+        sources[path] = source
+        parts = path[: -len(".py")].split("/")
+        if parts[-1] == "__init__":
+            modules[".".join(parts[:-1])] = (path, True)
+        else:
+            modules[".".join(parts)] = (path, False)
+    names = sorted(
+        name for name in modules
+        if (name == package_name or name.startswith(package_name + "."))
+        and name.rsplit(".", 1)[-1] != "testing"  # the client's pytest plugin: optional
+    )
+    for name in names:
+        importlib.import_module(name)
+    return names
+
+
+def check_server(package_name, names):
+    routers = importlib.import_module(package_name + ".routers")
+    parameters = inspect.signature(routers.create_api_router).parameters
+    tags = [p for p in parameters if p != "context"]
+
+    def context(op):
+        async def dependency():
+            return None
+        return dependency
+
+    router = routers.create_api_router(context=context, **{t: object() for t in tags})
+    app = FastAPI()
+    app.include_router(router)
+    return f"{len(names) - 1} modules imported, {len(router.routes)} routes mounted"
+
+
+def check_client(package_name, names):
     resolved = 0
     for name in names:
         module = sys.modules[name]
@@ -109,23 +136,20 @@ if role == "client":
                           file=sys.stderr, flush=True)
                     os._exit(1)
                 resolved += 1
-    print(f"{count} modules imported, {resolved} model classes resolved", flush=True)
-    os._exit(0)  # the interpreter's teardown is not part of the check
-from fastapi import FastAPI
-import inspect
-routers = importlib.import_module(package_name + ".routers")
-tags = [p for p in inspect.signature(routers.create_api_router).parameters if p != "context"]
+    return f"{len(names) - 1} modules imported, {resolved} model classes resolved"
 
-def context(op):
-    async def dependency():
-        return None
-    return dependency
 
-router = routers.create_api_router(context=context, **{t: object() for t in tags})
-app = FastAPI()
-app.include_router(router)
-print(f"{count} modules imported, {len(router.routes)} routes mounted", flush=True)
-os._exit(0)
+for role in roles:
+    payload = receive()
+    if payload is None:  # the build stopped before there was anything to check
+        os._exit(0)
+    if role == "client":
+        # built (and so checked) by the server's probe: here only imported and resolved
+        pydantic.BaseModel.model_config["defer_build"] = True
+    names = load(packages[role], payload)
+    check = check_server if role == "server" else check_client
+    print(f"{role}: {check(packages[role], names)}", flush=True)
+os._exit(0)  # the interpreter's teardown is not part of the check
 """
 
 
@@ -134,69 +158,94 @@ class GeneratedCodeBroken(RuntimeError):
 
 
 class Verifier:
-    """The two probe interpreters, started by `start()` (or by `feed` / `check`), used once."""
+    """The probe interpreters, started by `start()` (or by `feed` / `check`), used once."""
 
     def __init__(self, server_package: str, client_package: str) -> None:
         self.packages = {"server": server_package, "client": client_package}
-        self.probes: dict[str, subprocess.Popen[bytes]] = {}
-        self.feeders: dict[str, threading.Thread] = {}
+        self.probes: list[tuple[subprocess.Popen[bytes], threading.Thread]] = []
+        self.payloads: dict[str, bytes] = {}
+        self.fed = {role: threading.Event() for role in ROLES}
 
-    def start(self) -> None:
+    def start(self, *, together: bool = False) -> None:
+        """Start the probes: one per role, side by side; or, `together`, one interpreter
+        checking the server then the client (for a small tree: one interpreter fewer to
+        start matters more than the two checks overlapping)."""
         if self.probes:
             return
+        groups: list[tuple[str, ...]]
+        if together and self.packages["server"] != self.packages["client"]:
+            groups = [ROLES]
+        else:
+            groups = [(role,) for role in ROLES]
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-        for role, package in self.packages.items():
-            self.probes[role] = subprocess.Popen(
-                [sys.executable, "-c", _PROBE, role, package],
+        for roles in groups:
+            popen = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    _PROBE,
+                    ",".join(roles),
+                    ",".join(self.packages[role] for role in roles),
+                ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env=env,
             )
+            writer = threading.Thread(target=self._send, args=(popen, roles), daemon=True)
+            writer.start()
+            self.probes.append((popen, writer))
+
+    def _send(self, popen: subprocess.Popen[bytes], roles: tuple[str, ...]) -> None:
+        """Write each role's frame as soon as it is fed (in the probe's order), then close."""
+        assert popen.stdin is not None
+        try:
+            for role in roles:
+                self.fed[role].wait()
+                payload = self.payloads.get(role)
+                if payload is None:  # closed before it was fed
+                    break
+                popen.stdin.write(len(payload).to_bytes(8, "big") + payload)
+                popen.stdin.flush()
+            popen.stdin.close()
+        except (OSError, ValueError):  # it failed before reading: its stderr says why
+            pass
 
     def feed(self, role: str, files: Mapping[str, str]) -> None:
         """Send `role`'s package (its `.py` files of `files`, paths relative to the output
-        directory) to its probe, from a thread: the build goes on meanwhile."""
-        if role in self.feeders:
+        directory) to its probe, from the probe's writer thread: the build goes on."""
+        if self.fed[role].is_set():
             return
         self.start()
         prefix = f"{role}/"
-        payload = json.dumps(
+        self.payloads[role] = json.dumps(
             {
                 name[len(prefix) :]: content
                 for name, content in files.items()
                 if name.startswith(prefix) and name.endswith(".py")
             }
         ).encode("utf-8")
-        probe = self.probes[role]
+        self.fed[role].set()
 
-        def send() -> None:
-            assert probe.stdin is not None
-            try:
-                probe.stdin.write(payload)
-                probe.stdin.close()
-            except (BrokenPipeError, ValueError):  # it failed before reading: stderr says why
-                pass
-
-        self.feeders[role] = thread = threading.Thread(target=send, daemon=True)
-        thread.start()
-
-    def _fed(self, role: str) -> None:
-        """Wait for the feeding thread (if any): then stdin is closed, only read the rest."""
-        thread = self.feeders.get(role)
-        if thread is not None:
-            thread.join()
-            self.probes[role].stdin = None
+    def _finish(self) -> list[tuple[int, str, str]]:
+        """Each probe's (exit status, stdout, stderr), once it has ended."""
+        for event in self.fed.values():  # a writer waiting for a role never fed ends
+            event.set()
+        results = []
+        for popen, writer in self.probes:
+            writer.join()
+            popen.stdin = None  # closed by the writer: communicate() only reads
+            out, err = popen.communicate()
+            results.append((popen.returncode, out.decode(), err.decode()))
+        self.probes = []
+        return results
 
     def close(self) -> None:
         """Stop the probes (when the build ends before `check`)."""
-        for role, probe in self.probes.items():
-            if probe.poll() is None:
-                probe.kill()
-            self._fed(role)
-            probe.communicate()
-        self.probes = {}
-        self.feeders = {}
+        for popen, _ in self.probes:
+            if popen.poll() is None:
+                popen.kill()
+        self._finish()
 
     def check(self, files: Mapping[str, str]) -> str:
         """Import and mount the tree (paths relative to the output dir); the summary.
@@ -204,15 +253,11 @@ class Verifier:
         Roles already fed keep what they were given; the others are fed `files` now."""
         for role in ROLES:
             self.feed(role, files)
-        results: dict[str, tuple[int, str, str]] = {}
         try:
-            for role, probe in self.probes.items():
-                self._fed(role)
-                out, err = probe.communicate()
-                results[role] = (probe.returncode, out.decode(), err.decode())
+            results = self._finish()
         finally:
             self.close()
-        for returncode, _, stderr in results.values():
+        for returncode, _, stderr in results:
             if returncode != 0:
                 lines = [line for line in stderr.strip().splitlines() if line.strip()]
                 where = next(
@@ -222,13 +267,22 @@ class Verifier:
                 raise GeneratedCodeBroken(
                     f"generated code does not import or mount: {last} ({where})"
                 )
-        server, client = results["server"][1].strip(), results["client"][1].strip()
-        return f"server: {server}; client: {client}"
+        said = {}
+        for _, stdout, _ in results:
+            for line in stdout.splitlines():
+                role, _, text = line.partition(": ")
+                if role in ROLES:
+                    said[role] = text.strip()
+        return f"server: {said.get('server', '')}; client: {said.get('client', '')}"
 
 
-def verify(files: dict[str, str], server_package: str, client_package: str) -> str:
+def verify(
+    files: dict[str, str], server_package: str, client_package: str, *, together: bool = False
+) -> str:
     """Import and mount the generated tree (paths relative to the output dir); its summary."""
-    return Verifier(server_package, client_package).check(files)
+    verifier = Verifier(server_package, client_package)
+    verifier.start(together=together)
+    return verifier.check(files)
 
 
 def typecheck(output: Path, server_package: str, client_package: str) -> tuple[bool, str]:

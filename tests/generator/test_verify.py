@@ -83,7 +83,7 @@ def test_a_verifier_closed_unused_leaves_no_process() -> None:
     config = load_config(FEATURE)
     verifier = Verifier(config.server_package, config.client_package)
     verifier.start()
-    probes = list(verifier.probes.values())
+    probes = [popen for popen, _ in verifier.probes]
     verifier.close()
     assert probes and all(p.returncode is not None for p in probes)
 
@@ -145,3 +145,21 @@ def test_code_that_fails_verification_is_never_written(tmp_path: Path) -> None:
     build(config, use_cache=False, echo=lambda _: None)
     assert not (config.output / ".spec-gen-staging").exists()
     assert any(b"Status changed" in p.read_bytes() for p in config.output.rglob("*.md"))
+
+
+@pytest.mark.parametrize("broken", ["server", "client"])
+def test_one_interpreter_checks_both_packages_and_fails_on_either(broken: str) -> None:
+    """A small tree is checked server then client in one probe interpreter: both summaries,
+    and a module that does not import fails the build whichever package it is in."""
+    config = load_config(FEATURE)
+    files = dict(render_tree(config, None).files)
+    summary = verify(files, config.server_package, config.client_package, together=True)
+    assert "2 routes mounted" in summary and "model classes resolved" in summary
+    module = (
+        f"server/{config.server_package}/routers/jobs.py"
+        if broken == "server"
+        else f"client/{config.client_package}/client.py"
+    )
+    files[module] += "\nfrom no_such_module_anywhere import thing\n\nTHING = thing\n"
+    with pytest.raises(GeneratedCodeBroken, match="no_such_module_anywhere"):
+        verify(files, config.server_package, config.client_package, together=True)

@@ -105,9 +105,7 @@ def render_server(target: Target, api: Api) -> dict[str, str]:
             "api/operations.py.j2", **ctx, operations=api.operations
         ),
         # strict contract mode (issue 12): declared statuses and error models per operation
-        f"{pkg}/contract.py": target.render(
-            "api/contract.py.j2", **ctx, operations=api.operations
-        ),
+        f"{pkg}/contract.py": target.render("api/contract.py.j2", **ctx, operations=api.operations),
         f"{pkg}/interfaces/__init__.py": target.render(
             "api/interfaces/__init__.py.j2", **ctx, tags=api.tags
         ),
