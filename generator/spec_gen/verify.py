@@ -12,6 +12,9 @@ validators, so the client's defers that and checks that each module imports what
 classes name). A failure raises GeneratedCodeBroken with the subprocess's error, so
 `spec-gen build` never reports success for code that does not start.
 
+A small tree is checked in one interpreter, the server's package then the client's
+(`start(together=True)`): starting a second interpreter would cost more than it saves.
+
 `Verifier` starts the two interpreters early: they import FastAPI, pydantic and httpx while
 the build is still rendering. Each is fed its package as soon as that is ready (`feed`):
 the server's as soon as its models module is formatted, while the client's models are still
