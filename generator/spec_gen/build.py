@@ -8,6 +8,7 @@ changed return without parsing anything (never timestamps).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -302,12 +303,22 @@ def docs_settings(config: Config) -> DocsSettings:
     )
 
 
+def scratch_dir() -> str | None:
+    """Where ruff's throw-away tree goes: `$TMPDIR` when set, else the memory-backed
+    /dev/shm when there is one (ruff rewrites every file twice: on a disk under load,
+    creating a thousand small files can take seconds), else the system's default."""
+    if os.environ.get("TMPDIR"):
+        return None
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
 def format_python(files: dict[str, str]) -> dict[str, str]:
     """Sort imports, drop unused ones and format, with ruff (pinned), in one temporary tree."""
     from ruff.__main__ import find_ruff_bin
 
     ruff = find_ruff_bin()
-    with tempfile.TemporaryDirectory(prefix="spec-gen-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="spec-gen-", dir=scratch_dir()) as tmp:
         root = Path(tmp)
         python = [name for name in files if name.endswith(".py")]
         for name in python:

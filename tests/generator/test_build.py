@@ -140,3 +140,19 @@ def test_the_command_keeps_its_exit_codes_and_output_when_it_exits_at_once(
     assert missing.returncode == 1 and "missing.yaml" in missing.stdout + missing.stderr
     usage = spec_gen("no-such-command")
     assert usage.returncode == 2 and "No such command" in usage.stderr
+
+
+def test_ruff_scratch_tree_goes_to_memory_unless_tmpdir_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import os
+
+    from spec_gen.build import format_python, scratch_dir
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert scratch_dir() is None  # the user's choice: tempfile follows $TMPDIR
+    monkeypatch.delenv("TMPDIR")
+    expected = "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
+    assert scratch_dir() == expected
+    formatted = format_python({"pkg/m.py": "import os\nx=[1,2 ,3]\n"})
+    assert formatted == {"pkg/m.py": "x = [1, 2, 3]\n"}  # unused import gone, formatted
