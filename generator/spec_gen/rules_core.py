@@ -157,12 +157,8 @@ def path_params(document: dict[str, Any]) -> list[RawFinding]:
                     here, "path-params", f"path parameter {name!r} is in the path but not declared"
                 )
             )
-        for name in sorted(declared - in_template):
-            out.append(
-                RawFinding(
-                    here, "path-params", f"path parameter {name!r} is declared but not in the path"
-                )
-            )
+        # a path parameter the path has no placeholder for: ignored, a `parameter-repair`
+        # warning (repair.py)
     return out
 
 
