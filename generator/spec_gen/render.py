@@ -77,7 +77,8 @@ def fastapi_param(p: Param) -> str:
     if p.location in ("header", "cookie") or p.py_name != p.name:
         args.append(f"alias={p.name!r}")
     args.extend(f"{k}={pyrepr(v)}" for k, v in p.constraints.items())
-    annotated = f"Annotated[{p.full_annotation}, {kind}({', '.join(args)})]"
+    checks = f", transport.pattern({pyrepr(p.python_pattern)})" if p.python_pattern else ""
+    annotated = f"Annotated[{p.full_annotation}, {kind}({', '.join(args)}){checks}]"
     if p.location == "path" or (p.required and p.default is MISSING):
         return annotated
     return f"{annotated} = {default_literal(p)}"

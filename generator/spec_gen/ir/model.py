@@ -47,6 +47,7 @@ class Param:
     shape: str = "scalar"  # scalar | array | object: how the value is spread on the wire
     properties: tuple[str, ...] = ()  # an object parameter's property names (form, explode)
     native: bool = True  # FastAPI reads it itself; else the runtime's parameter decoder does
+    python_pattern: str | None = None  # a `pattern` only Python's `re` compiles (look-around)
 
     @property
     def optional(self) -> bool:
