@@ -143,7 +143,7 @@ def read_body(body: Body, indent: int) -> str:
 
 def _reader(m: Media) -> str:
     if m.kind == "json":
-        return f"await transport.read_json(request, TypeAdapter({m.model}))"
+        return f"await transport.read_json(request, TypeAdapter({m.annotation}))"
     if m.kind in ("form", "multipart"):
         lists = pytuple(f.name for f in m.fields if f.is_list)
         json_fields = pytuple(f.name for f in m.fields if f.is_json)

@@ -95,6 +95,8 @@ class Media:
     def annotation(self) -> str:
         if self.model is not None:
             return self.model
+        if self.kind == "json":
+            return "Any"  # JSON without a schema: any JSON value
         return "bytes" if self.kind == "binary" else "str"
 
 
@@ -158,6 +160,8 @@ class Response:
         kinds = {m.kind for m in self.media}
         if not kinds:
             return "none"
+        if len(kinds) > 1 and not self.model:
+            kinds.discard("json")  # JSON without a schema beside text or bytes: no model to send
         if len(kinds) == 1:
             return kinds.pop() if self.model or "json" not in kinds else "json"
         return "mixed" if "json" in kinds else min(kinds)
