@@ -74,8 +74,8 @@ def fastapi_param(p: Param) -> str:
         return decoded_param(p)
     kind = {"path": "Path", "query": "Query", "header": "Header", "cookie": "Cookie"}[p.location]
     args = []
-    if p.location in ("header", "cookie") or p.py_name != p.name:
-        args.append(f"alias={p.name!r}")
+    if p.location in ("header", "cookie") or p.py_name != p.route_key:
+        args.append(f"alias={p.route_key!r}")
     args.extend(f"{k}={pyrepr(v)}" for k, v in p.constraints.items())
     checks = f", transport.pattern({pyrepr(p.python_pattern)})" if p.python_pattern else ""
     annotated = f"Annotated[{p.full_annotation}, {kind}({', '.join(args)}){checks}]"
@@ -87,7 +87,7 @@ def fastapi_param(p: Param) -> str:
 def decoded_param(p: Param) -> str:
     """A parameter the generated `transport` module reads (styles FastAPI does not know)."""
     args = [
-        repr(p.name),
+        repr(p.route_key),
         repr(p.location),
         f"TypeAdapter({p.annotation})",
         f"style={p.style!r}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,9 @@ class Header:
     description: str
     annotation: str
     required: bool
+
+
+_ROUTE_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")  # what Starlette reads as `{name}`
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,15 @@ class Param:
     @property
     def optional(self) -> bool:
         return not self.required
+
+    @property
+    def route_key(self) -> str:
+        """The key the server reads this parameter under: its name, except a path parameter
+        whose name is not one Starlette reads from a route's `{placeholder}` (its Python
+        name then)."""
+        if self.location == "path" and not _ROUTE_NAME.fullmatch(self.name):
+            return self.py_name
+        return self.name
 
     @property
     def client_annotation(self) -> str:
@@ -236,6 +249,29 @@ class Operation:
     @property
     def full_path(self) -> str:
         return self.prefix + self.path
+
+    @property
+    def route_path(self) -> str:
+        """`full_path` as the server's router matches it: a placeholder Starlette cannot read
+        (`{user-id}`, `{item.id}`) named after its parameter's `route_key`, a placeholder the
+        path repeats numbered after its first use (the first is the one read)."""
+        keys = {p.name: p.route_key for p in self.params if p.location == "path"}
+        taken = set(keys.values())
+        used: set[str] = set()
+
+        def placeholder(match: re.Match[str]) -> str:
+            name = match.group(1)
+            key = keys.get(name, name)
+            if key in used:
+                n = 2
+                while f"{key}_{n}" in taken:
+                    n += 1
+                key = f"{key}_{n}"
+                taken.add(key)
+            used.add(key)
+            return "{" + key + "}"
+
+        return self.prefix + re.sub(r"{([^}]+)}", placeholder, self.path)
 
     @property
     def handler_params(self) -> list[Param]:
