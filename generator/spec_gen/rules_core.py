@@ -320,6 +320,7 @@ def webhook_payloads(document: dict[str, Any]) -> list[RawFinding]:
 CORE_RULES: dict[str, str] = {
     "openapi": "error",  # openapi-spec-validator: the document's structure
     "stray-keyword": "warn",  # a key the OpenAPI object does not define
+    "component-name": "warn",  # a component key outside ^[a-zA-Z0-9._-]+$: kept
     "schema": "error",  # a schema that is not valid JSON Schema
     "schema-repair": "warn",  # a 3.0 / 2019-09 leftover in a 3.1 schema, read as meant
     "ref": "error",

@@ -46,6 +46,9 @@ def _message(error: Any) -> tuple[list[Any], str]:
     return list(error.absolute_path), str(error.message).strip().splitlines()[0]
 
 
+# a key of components/schemas (parameters, ...) outside OpenAPI's `^[a-zA-Z0-9._-]+$`:
+# `Page«User»`, `Mixed Enum` (generated from generic or display names); its $refs work
+COMPONENT_NAME = re.compile(r'^("(?:[^"\\]|\\.)*") does not match "\^\[a-zA-Z0-9\._-\]\+\$"$')
 STRAY = re.compile(
     r"^(?:Unevaluated|Additional) properties are not allowed \((.*) (?:was|were) unexpected\)"
 )
@@ -60,6 +63,19 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
     errors = [(join_pointer("", *path), message) for path, message in _structure_errors(document)]
     out = []
     for pointer, message in errors:
+        named = COMPONENT_NAME.match(message)
+        if named and re.fullmatch(r"/components/[^/]+", pointer):
+            name = json.loads(named.group(1))
+            out.append(
+                RawFinding(
+                    join_pointer(pointer, name),
+                    "component-name",
+                    f"component name {name!r} has characters a component name may not have "
+                    "(letters, digits, `.`, `-`, `_`): kept as written",
+                    WARNING,
+                )
+            )
+            continue
         stray = STRAY.match(message)
         if stray is None:
             out.append(RawFinding(pointer, "openapi", message))
