@@ -122,3 +122,19 @@ def test_patterns_pydantic_refused_build_and_are_checked(tmp_path: Path) -> None
         "/files/x?broken=b": [200, []],  # no engine compiles it: not checked
         "models": [False, True, True, False, True],
     }
+
+
+def test_a_pattern_over_rusts_size_limit_gets_pythons_engine(tmp_path: Path) -> None:
+    text = (
+        "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /a:\n    get:\n"
+        "      operationId: get_a\n      responses:\n        '200':\n          description: ok\n"
+        "          content:\n            application/json:\n              schema:\n"
+        "                type: object\n                properties:\n"
+        "                  xhtml: {type: string, pattern: '^.{0,262144}$'}\n"
+    )
+    write(tmp_path / "openapi.yaml", text)
+    code, output = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out")
+    assert code == 0, output
+    models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
+    assert 'pattern="(?=)^.{0,262144}$"' in models
+    assert 'regex_engine="python-re"' in models

@@ -92,7 +92,7 @@ def model_ready(node: Any) -> Any:
         if readable is None:
             del out["pattern"]
         else:
-            out["pattern"] = readable[0]
+            out["pattern"] = python_engine_visible(*readable)
     if isinstance(out.get("patternProperties"), dict):
         kept = {}
         for key, value in out["patternProperties"].items():
@@ -103,6 +103,19 @@ def model_ready(node: Any) -> Any:
     if isinstance(out.get("properties"), dict):
         _one_engine(out["properties"])
     return out
+
+
+_LOOKAROUND = re.compile(r"\(\?<?[=!]")
+
+
+def python_engine_visible(pattern: str, engine: str) -> str:
+    """`pattern`, so that datamodel-code-generator gives its class Python's engine when only
+    that engine compiles it: it looks for look-around in the text, so a pattern Rust's
+    engine refuses for another reason (`^.{0,262144}$`: over its size limit) gets an empty
+    look-ahead `(?=)`, which matches everywhere and changes nothing."""
+    if engine == "python-re" and not _LOOKAROUND.search(pattern):
+        return "(?=)" + pattern
+    return pattern
 
 
 def _one_engine(properties: dict[str, Any]) -> None:
