@@ -22,6 +22,9 @@ In 3.0 documents too (the upgrade does not touch them):
 - a keyword whose value has a type JSON Schema does not allow (`required: true` on a
   property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable.
 
+Fields of OpenAPI objects set to `null` (`description: null`) are read as absent
+(`null-field`): schemas, examples, defaults and extensions are data and keep theirs.
+
 Path parameters get the same treatment (`parameter-repair`): one without `required: true`
 is required; a `{placeholder}` no parameter declares becomes a string parameter; a path
 parameter the path has no `{placeholder}` for is ignored (no request can carry it; the IR
@@ -277,10 +280,46 @@ def repair(
     leftovers = not is_30({"openapi": source_version})
     fixer = Repairer(document, leftovers)
     version = document.get("openapi")
+    nulls = null_fields(document)
     fixer.run()
     if version is not None:
         document["openapi"] = version  # run() stamps 3.1.0; keep what the author wrote
-    return fixer.moved, fixer.repairs + path_parameters(document)
+    return fixer.moved, nulls + fixer.repairs + path_parameters(document)
+
+
+# where a value is data (or a schema, which the schema repairs handle), never a field
+_DATA_KEYS = frozenset(
+    {"schema", "schemas", "example", "examples", "value", "default", "enum", "const", "links"}
+)
+
+
+def null_fields(document: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Fields of OpenAPI objects set to `null` (`description: null` on operations, as some
+    generators write every unset field): no field of an OpenAPI object takes null, and
+    absent is what such a document means. Each removed, a `null-field` warning; schemas,
+    examples, defaults and extensions are data and stay."""
+    out: list[tuple[str, str, str]] = []
+
+    def walk(node: Any, here: str) -> None:
+        if isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, join_pointer(here, index))
+            return
+        if not isinstance(node, dict):
+            return
+        for key in list(node):
+            name = str(key)
+            if name.startswith("x-") or name in _DATA_KEYS:
+                continue
+            at = join_pointer(here, name)
+            if node[key] is None:
+                del node[key]
+                out.append((at, "null-field", f"{name!r} is null: read as absent"))
+            else:
+                walk(node[key], at)
+
+    walk(document, "")
+    return out
 
 
 def path_parameters(document: dict[str, Any]) -> list[tuple[str, str, str]]:

@@ -321,6 +321,7 @@ CORE_RULES: dict[str, str] = {
     "openapi": "error",  # openapi-spec-validator: the document's structure
     "stray-keyword": "warn",  # a key the OpenAPI object does not define
     "component-name": "warn",  # a component key outside ^[a-zA-Z0-9._-]+$: kept
+    "null-field": "warn",  # a field of an OpenAPI object set to null: read as absent
     "schema": "error",  # a schema that is not valid JSON Schema
     "schema-repair": "warn",  # a 3.0 / 2019-09 leftover in a 3.1 schema, read as meant
     "ref": "error",
