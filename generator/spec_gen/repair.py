@@ -300,25 +300,26 @@ def null_fields(document: dict[str, Any]) -> list[tuple[str, str, str]]:
     examples, defaults and extensions are data and stay."""
     out: list[tuple[str, str, str]] = []
 
-    def walk(node: Any, here: str) -> None:
+    def walk(node: Any, here: str, parent: str) -> None:
         if isinstance(node, list):
             for index, item in enumerate(node):
-                walk(item, join_pointer(here, index))
+                walk(item, join_pointer(here, index), "")
             return
         if not isinstance(node, dict):
             return
         for key in list(node):
             name = str(key)
-            if name.startswith("x-") or name in _DATA_KEYS:
+            data = name in _DATA_KEYS and not (name == "default" and parent == "responses")
+            if name.startswith("x-") or data:
                 continue
             at = join_pointer(here, name)
             if node[key] is None:
                 del node[key]
                 out.append((at, "null-field", f"{name!r} is null: read as absent"))
             else:
-                walk(node[key], at)
+                walk(node[key], at, name)
 
-    walk(document, "")
+    walk(document, "", "")
     return out
 
 
