@@ -50,9 +50,13 @@ def pascal(text: str) -> str:
     return "_" + name if name[0].isdigit() else name
 
 
+MODULE_NAME_MAX = 80  # a module named after a tag or class: its file name stays short
+
+
 def module_name(text: str) -> str:
-    """A tag name as a module name: `api-keys` -> `api_keys`."""
-    return snake(text).rstrip("_")
+    """A tag name as a module name: `api-keys` -> `api_keys`; at most `MODULE_NAME_MAX`
+    characters (a file name has at most 255 bytes)."""
+    return snake(text).rstrip("_")[:MODULE_NAME_MAX].rstrip("_")
 
 
 def is_snake_identifier(text: str) -> bool:

@@ -74,10 +74,11 @@ def fastapi_param(p: Param) -> str:
         return decoded_param(p)
     kind = {"path": "Path", "query": "Query", "header": "Header", "cookie": "Cookie"}[p.location]
     args = []
-    if p.location in ("header", "cookie") or p.py_name != p.name:
-        args.append(f"alias={p.name!r}")
+    if p.location in ("header", "cookie") or p.py_name != p.route_key:
+        args.append(f"alias={p.route_key!r}")
     args.extend(f"{k}={pyrepr(v)}" for k, v in p.constraints.items())
-    annotated = f"Annotated[{p.full_annotation}, {kind}({', '.join(args)})]"
+    checks = f", transport.pattern({pyrepr(p.python_pattern)})" if p.python_pattern else ""
+    annotated = f"Annotated[{p.full_annotation}, {kind}({', '.join(args)}){checks}]"
     if p.location == "path" or (p.required and p.default is MISSING):
         return annotated
     return f"{annotated} = {default_literal(p)}"
@@ -86,7 +87,7 @@ def fastapi_param(p: Param) -> str:
 def decoded_param(p: Param) -> str:
     """A parameter the generated `transport` module reads (styles FastAPI does not know)."""
     args = [
-        repr(p.name),
+        repr(p.route_key),
         repr(p.location),
         f"TypeAdapter({p.annotation})",
         f"style={p.style!r}",
@@ -142,7 +143,7 @@ def read_body(body: Body, indent: int) -> str:
 
 def _reader(m: Media) -> str:
     if m.kind == "json":
-        return f"await transport.read_json(request, TypeAdapter({m.model}))"
+        return f"await transport.read_json(request, TypeAdapter({m.annotation}))"
     if m.kind in ("form", "multipart"):
         lists = pytuple(f.name for f in m.fields if f.is_list)
         json_fields = pytuple(f.name for f in m.fields if f.is_json)

@@ -22,8 +22,13 @@ In 3.0 documents too (the upgrade does not touch them):
 - a keyword whose value has a type JSON Schema does not allow (`required: true` on a
   property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable.
 
+Fields of OpenAPI objects set to `null` (`description: null`) are read as absent
+(`null-field`): schemas, examples, defaults and extensions are data and keep theirs.
+
 Path parameters get the same treatment (`parameter-repair`): one without `required: true`
-is required; a `{placeholder}` no parameter declares becomes a string parameter.
+is required; a `{placeholder}` no parameter declares becomes a string parameter; a path
+parameter the path has no `{placeholder}` for is ignored (no request can carry it; the IR
+leaves it out, the document keeps it so every pointer still points at its source).
 
 Only keyword values that JSON Schema 2020-12 cannot read are touched; unknown keywords are
 left for the `schema-keyword` rule (a warning: ignored).
@@ -275,16 +280,54 @@ def repair(
     leftovers = not is_30({"openapi": source_version})
     fixer = Repairer(document, leftovers)
     version = document.get("openapi")
+    nulls = null_fields(document)
     fixer.run()
     if version is not None:
         document["openapi"] = version  # run() stamps 3.1.0; keep what the author wrote
-    return fixer.moved, fixer.repairs + path_parameters(document)
+    return fixer.moved, nulls + fixer.repairs + path_parameters(document)
+
+
+# where a value is data (or a schema, which the schema repairs handle), never a field
+_DATA_KEYS = frozenset(
+    {"schema", "schemas", "example", "examples", "value", "default", "enum", "const", "links"}
+)
+
+
+def null_fields(document: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Fields of OpenAPI objects set to `null` (`description: null` on operations, as some
+    generators write every unset field): no field of an OpenAPI object takes null, and
+    absent is what such a document means. Each removed, a `null-field` warning; schemas,
+    examples, defaults and extensions are data and stay."""
+    out: list[tuple[str, str, str]] = []
+
+    def walk(node: Any, here: str, parent: str) -> None:
+        if isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, join_pointer(here, index), "")
+            return
+        if not isinstance(node, dict):
+            return
+        for key in list(node):
+            name = str(key)
+            data = name in _DATA_KEYS and not (name == "default" and parent == "responses")
+            if name.startswith("x-") or data:
+                continue
+            at = join_pointer(here, name)
+            if node[key] is None:
+                del node[key]
+                out.append((at, "null-field", f"{name!r} is null: read as absent"))
+            else:
+                walk(node[key], at, name)
+
+    walk(document, "", "")
+    return out
 
 
 def path_parameters(document: dict[str, Any]) -> list[tuple[str, str, str]]:
     """Path parameters as FastAPI needs them: one not marked `required: true` is required (a
     path has no optional parts); a `{placeholder}` no parameter declares becomes a string
-    parameter of each operation. Each a `parameter-repair` warning."""
+    parameter of each operation; one the path has no placeholder for is reported as ignored
+    (the IR leaves it out). Each a `parameter-repair` warning."""
     out: list[tuple[str, str, str]] = []
     fixed: set[int] = set()
     paths = document.get("paths")
@@ -292,14 +335,18 @@ def path_parameters(document: dict[str, Any]) -> list[tuple[str, str, str]]:
         item_at = join_pointer("/paths", str(path))
         if not isinstance(item, dict):
             continue
+        template = re.findall(r"{([^}]+)}", str(path))
         shared = _declared(document, item, item_at, fixed, out)
+        _unplaced(shared, template, out)
         for method in OPERATION_KEYS:
             op = item.get(method)
             if not isinstance(op, dict):
                 continue
             at = join_pointer(item_at, method)
-            declared = shared | _declared(document, op, at, fixed, out)
-            missing = [n for n in re.findall(r"{([^}]+)}", str(path)) if n not in declared]
+            own = _declared(document, op, at, fixed, out)
+            _unplaced(own, template, out)
+            declared = shared | own
+            missing = [n for n in template if n not in declared]
             for name in dict.fromkeys(missing):
                 params = op.setdefault("parameters", [])
                 if not isinstance(params, list):
@@ -309,7 +356,17 @@ def path_parameters(document: dict[str, Any]) -> list[tuple[str, str, str]]:
                 )
                 message = f"path parameter {name!r} is in the path but not declared: a string"
                 out.append((at, "parameter-repair", message))
-    return out
+    return list(dict.fromkeys(out))  # a shared component parameter is reported once
+
+
+def _unplaced(
+    declared: dict[str, str], template: list[str], out: list[tuple[str, str, str]]
+) -> None:
+    """Report each declared path parameter the path template has no placeholder for."""
+    for name, at in declared.items():
+        if name not in template:
+            message = f"path parameter {name!r} is declared but not in the path: ignored"
+            out.append((at, "parameter-repair", message))
 
 
 def _declared(
@@ -318,9 +375,10 @@ def _declared(
     here: str,
     fixed: set[int],
     out: list[tuple[str, str, str]],
-) -> set[str]:
-    """The path parameters `holder` declares, each made required (reported once)."""
-    names: set[str] = set()
+) -> dict[str, str]:
+    """The path parameters `holder` declares (name -> pointer), each made required (reported
+    once)."""
+    names: dict[str, str] = {}
     params = holder.get("parameters")
     for index, raw in enumerate(params if isinstance(params, list) else []):
         at = join_pointer(here, "parameters", index)
@@ -330,7 +388,7 @@ def _declared(
             param = deref(document, raw)
         if not isinstance(param, dict) or param.get("in") != "path":
             continue
-        names.add(str(param.get("name")))
+        names.setdefault(str(param.get("name")), at)
         if param.get("required") is not True and id(param) not in fixed:
             fixed.add(id(param))
             param["required"] = True

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import unquote
 
+from . import patterns
 from .findings import RawFinding
 from .pointer import join_pointer, resolve_pointer
 from .walk import operations, schema_roots
@@ -157,12 +158,8 @@ def path_params(document: dict[str, Any]) -> list[RawFinding]:
                     here, "path-params", f"path parameter {name!r} is in the path but not declared"
                 )
             )
-        for name in sorted(declared - in_template):
-            out.append(
-                RawFinding(
-                    here, "path-params", f"path parameter {name!r} is declared but not in the path"
-                )
-            )
+        # a path parameter the path has no placeholder for: ignored, a `parameter-repair`
+        # warning (repair.py)
     return out
 
 
@@ -250,6 +247,7 @@ def schemas_checks(document: dict[str, Any]) -> list[RawFinding]:
                 problem = _default_problem(node, node["default"])
                 if problem:
                     out.append(RawFinding(join_pointer(here, "default"), "default", problem))
+            out += _pattern_problems(node, here)
             for key in node:
                 key = str(key)
                 if key not in SCHEMA_KEYWORDS and not key.startswith("x-"):
@@ -264,6 +262,27 @@ def schemas_checks(document: dict[str, Any]) -> list[RawFinding]:
                         )
                     )
     return out
+
+
+def _pattern_problems(schema: dict[str, Any], here: str) -> list[RawFinding]:
+    """A `pattern` (or `patternProperties` key) neither of pydantic's regular expression
+    engines compiles, even with its ECMA-262 spellings rewritten: not checked."""
+    found = []
+    if isinstance(schema.get("pattern"), str):
+        found.append((join_pointer(here, "pattern"), schema["pattern"]))
+    keyed = schema.get("patternProperties")
+    for key in keyed if isinstance(keyed, dict) else ():
+        found.append((join_pointer(here, "patternProperties", str(key)), str(key)))
+    return [
+        RawFinding(
+            at,
+            "pattern",
+            f"pattern {expression!r} is not a regular expression Python or Rust compiles: "
+            "not checked",
+        )
+        for at, expression in found
+        if patterns.readable(expression) is None
+    ]
 
 
 def _default_problem(schema: dict[str, Any], value: Any) -> str | None:
@@ -301,6 +320,8 @@ def webhook_payloads(document: dict[str, Any]) -> list[RawFinding]:
 CORE_RULES: dict[str, str] = {
     "openapi": "error",  # openapi-spec-validator: the document's structure
     "stray-keyword": "warn",  # a key the OpenAPI object does not define
+    "component-name": "warn",  # a component key outside ^[a-zA-Z0-9._-]+$: kept
+    "null-field": "warn",  # a field of an OpenAPI object set to null: read as absent
     "schema": "error",  # a schema that is not valid JSON Schema
     "schema-repair": "warn",  # a 3.0 / 2019-09 leftover in a 3.1 schema, read as meant
     "ref": "error",
@@ -313,6 +334,7 @@ CORE_RULES: dict[str, str] = {
     "webhook-payload": "warn",
     "no-body-status": "warn",
     "parameter-repair": "warn",  # a path parameter not marked required, or not declared
+    "pattern": "warn",  # a `pattern` no regular expression engine of pydantic compiles
 }
 CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     dangling_refs,

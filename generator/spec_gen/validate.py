@@ -46,6 +46,9 @@ def _message(error: Any) -> tuple[list[Any], str]:
     return list(error.absolute_path), str(error.message).strip().splitlines()[0]
 
 
+# a key of components/schemas (parameters, ...) outside OpenAPI's `^[a-zA-Z0-9._-]+$`:
+# `Page«User»`, `Mixed Enum` (generated from generic or display names); its $refs work
+COMPONENT_NAME = re.compile(r'^("(?:[^"\\]|\\.)*") does not match "\^\[a-zA-Z0-9\._-\]\+\$"$')
 STRAY = re.compile(
     r"^(?:Unevaluated|Additional) properties are not allowed \((.*) (?:was|were) unexpected\)"
 )
@@ -60,6 +63,19 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
     errors = [(join_pointer("", *path), message) for path, message in _structure_errors(document)]
     out = []
     for pointer, message in errors:
+        named = COMPONENT_NAME.match(message)
+        if named and re.fullmatch(r"/components/[^/]+", pointer):
+            name = json.loads(named.group(1))
+            out.append(
+                RawFinding(
+                    join_pointer(pointer, name),
+                    "component-name",
+                    f"component name {name!r} has characters a component name may not have "
+                    "(letters, digits, `.`, `-`, `_`): kept as written",
+                    WARNING,
+                )
+            )
+            continue
         stray = STRAY.match(message)
         if stray is None:
             out.append(RawFinding(pointer, "openapi", message))
@@ -123,7 +139,10 @@ def schema_meta_findings(document: dict[str, Any]) -> list[RawFinding]:
     meta: Any = None
     for pointer, schema in schema_roots(document):
         if isinstance(schema, bool) or (
-            rs_meta is not None and isinstance(schema, dict) and rs_meta.is_valid(schema)
+            rs_meta is not None
+            and isinstance(schema, dict)
+            and _bundled_dialect(schema)
+            and rs_meta.is_valid(schema)
         ):
             continue
         if meta is None:
@@ -134,6 +153,22 @@ def schema_meta_findings(document: dict[str, Any]) -> list[RawFinding]:
             path, message = _message(error)
             out.append(RawFinding(join_pointer(pointer, *path), "schema", message))
     return out
+
+
+# the `$schema` dialects jsonschema-rs carries; any other it would fetch from the network
+_BUNDLED_DIALECT = re.compile(
+    r"https?://json-schema\.org/(?:draft-0[467]/|draft/2019-09/|draft/2020-12/)?schema#?"
+)
+
+
+def _bundled_dialect(schema: dict[str, Any]) -> bool:
+    """Whether jsonschema-rs checks `schema` without fetching anything: no `$schema`, or a
+    JSON Schema draft it carries. Any other (OpenAPI's own dialect, a custom URL) goes to
+    the Python check against 2020-12's meta-schema, OpenAPI 3.1's default dialect."""
+    dialect = schema.get("$schema")
+    return dialect is None or (
+        isinstance(dialect, str) and bool(_BUNDLED_DIALECT.fullmatch(dialect))
+    )
 
 
 def rule_findings(document: dict[str, Any], rules: Ruleset | None = None) -> list[RawFinding]:

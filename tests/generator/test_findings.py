@@ -137,8 +137,9 @@ def test_validator_finding_is_placed_at_its_own_node_not_an_equal_value(tmp_path
 
 def test_findings_are_sorted_by_position_with_validator_findings_merged(tmp_path: Path) -> None:
     text = HEAD + (
-        "paths:\n  /a:\n    get:\n      parameters:\n"
-        "        - {name: id, in: path, required: true, schema: {type: string}}\n"
+        "paths:\n  /a:\n    get:\n      operationId: same\n"
+        "      responses:\n        '200': {description: ok}\n"
+        "    post:\n      operationId: same\n"
         "      responses:\n        '200': {description: ok}\n"
         "  /b:\n    get:\n      responses:\n        '200': {description: 5}\n"
     )
@@ -146,7 +147,7 @@ def test_findings_are_sorted_by_position_with_validator_findings_merged(tmp_path
     code, out = run_in(tmp_path, "validate", str(spec))
     assert code == 1
     rules = re.findall(r"openapi\.yaml:(\d+):\d+: error \[([\w-]+)\]", out)
-    assert [rule for _, rule in rules] == ["path-params", "openapi"], out
+    assert [rule for _, rule in rules] == ["operation-id-unique", "openapi"], out
     assert [int(n) for n, _ in rules] == sorted(int(n) for n, _ in rules)
 
 

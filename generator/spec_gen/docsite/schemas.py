@@ -27,13 +27,21 @@ def _types(schema: dict[str, Any]) -> list[str]:
     return [str(k) for k in (kinds if isinstance(kinds, list) else [kinds] if kinds else [])]
 
 
-def _merged_all_of(api: Api, schema: dict[str, Any]) -> dict[str, Any]:
+def _merged_all_of(
+    api: Api, schema: dict[str, Any], within: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """`schema` with its `allOf` members' properties merged in (a member that is a schema
+    already being merged, in a recursive document, adds nothing)."""
     if "allOf" not in schema:
         return schema
     properties: dict[str, Any] = {}
     required: list[str] = []
-    for part in schema["allOf"]:
-        part = _merged_all_of(api, resolve_schema(api, part))
+    for member in schema["allOf"]:
+        name = schema_ref_name(member)
+        if name in within:
+            continue
+        inner = within | {name} if name else within
+        part = _merged_all_of(api, resolve_schema(api, member), inner)
         properties.update(part.get("properties") or {})
         required.extend(part.get("required") or [])
     properties.update(schema.get("properties") or {})
@@ -51,15 +59,22 @@ def is_object(api: Api, node: Any) -> bool:
     )
 
 
-def type_text(api: Api, node: Any) -> str:
-    """A field's type in words (inline Markdown): `integer`, `array of Webhook`, `string or null`."""
+def type_text(api: Api, node: Any, within: frozenset[str] = frozenset()) -> str:
+    """A field's type in words (inline Markdown): `integer`, `array of Webhook`, `string or null`.
+
+    `within`: the named schemas being described around this one; a recursive schema that is
+    not an object (a union, array or map of itself) is named where it comes back.
+    """
     name = schema_ref_name(node)
+    if name and name in within:
+        return f"`{name}`"
     schema = resolve_schema(api, node)
     if name and is_object(api, schema):
         return f"`{name}`"
+    within = within | {name} if name else within
     for combinator in ("oneOf", "anyOf"):
         if combinator in schema:
-            parts = [type_text(api, option) for option in schema[combinator]]
+            parts = [type_text(api, option, within) for option in schema[combinator]]
             return " or ".join(dict.fromkeys(parts))
     if "allOf" in schema:
         return "object" if not name else f"`{name}`"
@@ -74,11 +89,11 @@ def type_text(api: Api, node: Any) -> str:
     words = []
     for kind in kinds or ["any"]:
         if kind == "array":
-            words.append("array of " + type_text(api, schema.get("items") or {}))
+            words.append("array of " + type_text(api, schema.get("items") or {}, within))
         elif kind == "object" and not schema.get("properties"):
             extra = schema.get("additionalProperties")
             words.append(
-                f"map of string to {type_text(api, extra)}"
+                f"map of string to {type_text(api, extra, within)}"
                 if isinstance(extra, dict) and extra
                 else "object"
             )
@@ -163,21 +178,29 @@ def description(api: Api, node: Any) -> str:
     return f"{text} *(provisional)*".strip() if provisional else text
 
 
-def _nested(api: Api, node: Any, path: str) -> list[tuple[str, Any]]:
-    """Objects a field leads to (through arrays, maps and unions), with their table titles."""
+def _nested(
+    api: Api, node: Any, path: str, within: frozenset[str] = frozenset()
+) -> list[tuple[str, Any]]:
+    """Objects a field leads to (through arrays, maps and unions), with their table titles.
+
+    `within`: the named schemas walked through to get here (a union, array or map of itself
+    leads to nothing new where it comes back)."""
     name = schema_ref_name(node)
+    if name and name in within:
+        return []
     schema = resolve_schema(api, node)
     if is_object(api, schema):
         return [(name or path, node)]
+    within = within | {name} if name else within
     found: list[tuple[str, Any]] = []
     if isinstance(schema.get("items"), dict):
-        found += _nested(api, schema["items"], path + "[]")
+        found += _nested(api, schema["items"], path + "[]", within)
     extra = schema.get("additionalProperties")
     if isinstance(extra, dict) and extra:
-        found += _nested(api, extra, path + "{}")
+        found += _nested(api, extra, path + "{}", within)
     for combinator in ("oneOf", "anyOf"):
         for option in schema.get(combinator) or []:
-            found += _nested(api, option, path)
+            found += _nested(api, option, path, within)
     return found
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import at
@@ -15,6 +16,11 @@ from .nodes import extensions, requirements, security_scheme, server
 from .parts import Parts
 
 __all__ = ["HTTP_METHODS", "Builder"]
+
+
+def placed(param: dict[str, Any], path: str) -> bool:
+    """Whether the path template has a `{placeholder}` for the path parameter `param`."""
+    return str(param.get("name")) in re.findall(r"{([^}]+)}", path)
 
 
 class Builder(Parts):
@@ -64,6 +70,9 @@ class Builder(Parts):
                     merged = [
                         p for p in shared if (p.get("name"), p.get("in")) not in own_keys
                     ] + own
+                    # a path parameter without a placeholder in the path: no request carries
+                    # it (a `parameter-repair` warning)
+                    merged = [p for p in merged if p.get("in") != "path" or placed(p, path)]
                     tag = tag_for(str((raw.get("tags") or ["default"])[0]))
                     reqs = requirements(raw["security"]) if "security" in raw else default_reqs
                     op = Operation(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,9 @@ class Header:
     required: bool
 
 
+_ROUTE_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")  # what Starlette reads as `{name}`
+
+
 @dataclass(frozen=True)
 class Param:
     name: str  # on the wire
@@ -47,10 +51,20 @@ class Param:
     shape: str = "scalar"  # scalar | array | object: how the value is spread on the wire
     properties: tuple[str, ...] = ()  # an object parameter's property names (form, explode)
     native: bool = True  # FastAPI reads it itself; else the runtime's parameter decoder does
+    python_pattern: str | None = None  # a `pattern` only Python's `re` compiles (look-around)
 
     @property
     def optional(self) -> bool:
         return not self.required
+
+    @property
+    def route_key(self) -> str:
+        """The key the server reads this parameter under: its name, except a path parameter
+        whose name is not one Starlette reads from a route's `{placeholder}` (its Python
+        name then)."""
+        if self.location == "path" and not _ROUTE_NAME.fullmatch(self.name):
+            return self.py_name
+        return self.name
 
     @property
     def client_annotation(self) -> str:
@@ -94,6 +108,8 @@ class Media:
     def annotation(self) -> str:
         if self.model is not None:
             return self.model
+        if self.kind == "json":
+            return "Any"  # JSON without a schema: any JSON value
         return "bytes" if self.kind == "binary" else "str"
 
 
@@ -157,6 +173,8 @@ class Response:
         kinds = {m.kind for m in self.media}
         if not kinds:
             return "none"
+        if len(kinds) > 1 and not self.model:
+            kinds.discard("json")  # JSON without a schema beside text or bytes: no model to send
         if len(kinds) == 1:
             return kinds.pop() if self.model or "json" not in kinds else "json"
         return "mixed" if "json" in kinds else min(kinds)
@@ -231,6 +249,29 @@ class Operation:
     @property
     def full_path(self) -> str:
         return self.prefix + self.path
+
+    @property
+    def route_path(self) -> str:
+        """`full_path` as the server's router matches it: a placeholder Starlette cannot read
+        (`{user-id}`, `{item.id}`) named after its parameter's `route_key`, a placeholder the
+        path repeats numbered after its first use (the first is the one read)."""
+        keys = {p.name: p.route_key for p in self.params if p.location == "path"}
+        taken = set(keys.values())
+        used: set[str] = set()
+
+        def placeholder(match: re.Match[str]) -> str:
+            name = match.group(1)
+            key = keys.get(name, name)
+            if key in used:
+                n = 2
+                while f"{key}_{n}" in taken:
+                    n += 1
+                key = f"{key}_{n}"
+                taken.add(key)
+            used.add(key)
+            return "{" + key + "}"
+
+        return self.prefix + re.sub(r"{([^}]+)}", placeholder, self.path)
 
     @property
     def handler_params(self) -> list[Param]:

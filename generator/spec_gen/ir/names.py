@@ -12,7 +12,7 @@ import builtins
 import keyword
 import re
 
-from ..naming import RESERVED, pascal, snake
+from ..naming import MODULE_NAME_MAX, RESERVED, pascal, snake
 
 # Every name a generated module imports or defines at module level, beside the models.
 IMPORTED = frozenset(
@@ -45,8 +45,9 @@ OPERATION_RESERVED = HANDLER_RESERVED | {
 
 
 def module_identifier(text: str, taken: set[str]) -> str:
-    """A module name for a tag, also a keyword argument of `create_api_router`."""
-    name = snake(text).rstrip("_") or "default"
+    """A module name for a tag, also a keyword argument of `create_api_router`; at most
+    `MODULE_NAME_MAX` characters (a file name has at most 255 bytes)."""
+    name = snake(text).rstrip("_")[:MODULE_NAME_MAX].rstrip("_") or "default"
     if keyword.iskeyword(name) or name in HANDLER_RESERVED or name.startswith("__"):
         name += "_"
     if name[0].isdigit():

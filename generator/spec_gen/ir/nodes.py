@@ -23,6 +23,10 @@ def server(node: dict[str, Any]) -> Server:
     for name, value in variables.items():
         concrete = concrete.replace("{" + name + "}", value)
     prefix = urlsplit(concrete).path.rstrip("/")
+    if "{" in prefix or "}" in prefix or not prefix.startswith("/"):
+        # a variable the server does not declare (its value unknown), or not a URL
+        # (`<terminal-IP-address>`): no path of its own the routes could sit under
+        prefix = ""
     return Server(url, str(node.get("description", "")), variables, prefix, extensions(node))
 
 

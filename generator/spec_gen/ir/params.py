@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import patterns
 from .model import MISSING
 
 SCALARS = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
@@ -19,14 +20,44 @@ CONSTRAINTS = (
 DEFAULT_STYLE = {"path": "simple", "query": "form", "header": "simple", "cookie": "form"}
 
 
-def constraints(schema: dict[str, Any]) -> dict[str, Any]:
+# which constraints a scalar parameter's Python type takes (pydantic refuses the others when
+# the parameter arrives: `min_length` on an int is a 500)
+_FITTING = {
+    "str": {"min_length", "max_length", "pattern"},
+    "int": {"ge", "le", "gt", "lt"},
+    "float": {"ge", "le", "gt", "lt"},
+}
+
+
+def constraints(schema: dict[str, Any], annotation: str = "str") -> dict[str, Any]:
+    """FastAPI's `Path`/`Query`/... constraints of a scalar parameter of type `annotation`:
+    those its type takes; a `pattern` only as Rust's engine (FastAPI's) compiles it."""
     out = {}
+    fitting = _FITTING.get(annotation, set())
     for key, name in CONSTRAINTS:
         value = schema.get(key)
         # 3.0 leftovers (a boolean exclusiveMinimum) are not a bound
-        if key in schema and not isinstance(value, bool):
-            out[name] = value
+        if key not in schema or isinstance(value, bool) or name not in fitting:
+            continue
+        if name == "pattern":
+            readable = patterns.readable(str(value))
+            if readable is None or readable[1] != "rust-regex":
+                continue  # Python's engine only: `python_pattern`; neither: not checked
+            value = readable[0]
+        elif not isinstance(value, (int, float)):
+            continue  # `minLength: "3"` and the like: not a bound
+        out[name] = value
     return out
+
+
+def python_pattern(schema: dict[str, Any], annotation: str = "str") -> str | None:
+    """A string parameter's `pattern` that only Python's engine compiles (look-around,
+    back-references): checked by a validator of the generated `transport` module."""
+    value = schema.get("pattern")
+    if annotation != "str" or not isinstance(value, str):
+        return None
+    readable = patterns.readable(value)
+    return readable[0] if readable and readable[1] == "python-re" else None
 
 
 def shape(schema: dict[str, Any]) -> str:

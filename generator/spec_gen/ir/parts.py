@@ -173,7 +173,14 @@ class Parts:
             nullable=nullable,
             default=params_mod.default_of(schema, location),
             description=str(node.get("description") or schema.get("description") or ""),
-            constraints=params_mod.constraints(schema) if scalar and kind == "scalar" else {},
+            constraints=(
+                params_mod.constraints(schema, annotation) if scalar and kind == "scalar" else {}
+            ),
+            python_pattern=(
+                params_mod.python_pattern(schema, annotation)
+                if scalar and kind == "scalar"
+                else None
+            ),
             schema=schema,
             in_context=bool(node.get("x-context", False)),
             extensions=extensions(node),

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .. import patterns
 from ..ir import Api
 from ..timings import stage
 
@@ -69,7 +70,10 @@ def model_ready(node: Any) -> Any:
 
     - a `discriminator` outside a oneOf/anyOf (on an allOf base) is dropped: it would make
       the base's property `Literal['<BaseName>']` and every subclass's the class name;
-    - `default: null` on a property that does not allow null is dropped.
+    - `default: null` on a property that does not allow null is dropped;
+    - a `pattern` (or `patternProperties` key) is written as pydantic compiles it
+      (`patterns.readable`), dropped when neither of its engines does (the class would not
+      import; the `pattern` rule warns).
     """
     if isinstance(node, list):
         return [model_ready(v) for v in node]
@@ -83,7 +87,58 @@ def model_ready(node: Any) -> Any:
         del out["discriminator"]
     if "default" in out and out["default"] is None and not _allows_null(out):
         del out["default"]
+    if isinstance(out.get("pattern"), str):
+        readable = patterns.readable(out["pattern"])
+        if readable is None:
+            del out["pattern"]
+        else:
+            out["pattern"] = python_engine_visible(*readable)
+    if isinstance(out.get("patternProperties"), dict):
+        kept = {}
+        for key, value in out["patternProperties"].items():
+            readable = patterns.readable(str(key))
+            if readable is not None:
+                kept[readable[0]] = value
+        out["patternProperties"] = kept
+    if isinstance(out.get("properties"), dict):
+        _one_engine(out["properties"])
     return out
+
+
+_LOOKAROUND = re.compile(r"\(\?<?[=!]")
+
+
+def python_engine_visible(pattern: str, engine: str) -> str:
+    """`pattern`, so that datamodel-code-generator gives its class Python's engine when only
+    that engine compiles it: it looks for look-around in the text, so a pattern Rust's
+    engine refuses for another reason (`^.{0,262144}$`: over its size limit) gets an empty
+    look-ahead `(?=)`, which matches everywhere and changes nothing."""
+    if engine == "python-re" and not _LOOKAROUND.search(pattern):
+        return "(?=)" + pattern
+    return pattern
+
+
+def _one_engine(properties: dict[str, Any]) -> None:
+    """A class with a field pattern only Python's `re` compiles is validated by that engine
+    (datamodel-code-generator sets `regex_engine="python-re"` on it): the patterns of its
+    other fields that only Rust's engine compiles (`\\p{L}`) are dropped, not checked."""
+    holders = []
+    for prop in properties.values():
+        if not isinstance(prop, dict):
+            continue
+        members = [prop.get("items"), *(prop.get("anyOf") or []), *(prop.get("oneOf") or [])]
+        holders += [prop, *(m for m in members if isinstance(m, dict))]
+    engines = {
+        id(h): readable[1]
+        for h in holders
+        if isinstance(h.get("pattern"), str) and (readable := patterns.readable(h["pattern"]))
+    }
+    if "python-re" not in engines.values():
+        return
+    for holder in holders:
+        expression = holder.get("pattern")
+        if isinstance(expression, str) and not patterns.compiles(expression, "python-re"):
+            del holder["pattern"]
 
 
 def _allows_null(schema: dict[str, Any]) -> bool:

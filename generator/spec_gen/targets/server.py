@@ -85,7 +85,12 @@ def render_server(target: Target, api: Api) -> dict[str, str]:
     """Every file of the API layer but models.py (datamodel-code-generator writes that)."""
     pkg = target.package
     known = set(api.schemas)
-    ctx = {**target.context(api), "handler_credentials": target.handler_credentials}
+    ctx = {
+        **target.context(api),
+        "handler_credentials": target.handler_credentials,
+        # transport.pattern(): parameter patterns only Python's `re` compiles
+        "python_patterns": any(p.python_pattern for op in api.operations for p in op.params),
+    }
     files = {
         "pyproject.toml": target.render(
             "api/pyproject.toml.j2", **ctx, dependencies=target.dependencies
