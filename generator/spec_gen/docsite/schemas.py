@@ -53,13 +53,23 @@ def is_object(api: Api, node: Any) -> bool:
 
 def type_text(api: Api, node: Any) -> str:
     """A field's type in words (inline Markdown): `integer`, `array of Webhook`, `string or null`."""
+    return _type_text(api, node, frozenset())
+
+
+def _type_text(api: Api, node: Any, within: frozenset[str]) -> str:
+    """`within`: the named schemas being spelled out around this one; one met again (a
+    recursive union or map, `Error = oneOf[map of Error, ...]`) is written as its name."""
     name = schema_ref_name(node)
+    if name and name in within:
+        return f"`{name}`"
     schema = resolve_schema(api, node)
     if name and is_object(api, schema):
         return f"`{name}`"
+    if name:
+        within = within | {name}
     for combinator in ("oneOf", "anyOf"):
         if combinator in schema:
-            parts = [type_text(api, option) for option in schema[combinator]]
+            parts = [_type_text(api, option, within) for option in schema[combinator]]
             return " or ".join(dict.fromkeys(parts))
     if "allOf" in schema:
         return "object" if not name else f"`{name}`"
@@ -74,11 +84,11 @@ def type_text(api: Api, node: Any) -> str:
     words = []
     for kind in kinds or ["any"]:
         if kind == "array":
-            words.append("array of " + type_text(api, schema.get("items") or {}))
+            words.append("array of " + _type_text(api, schema.get("items") or {}, within))
         elif kind == "object" and not schema.get("properties"):
             extra = schema.get("additionalProperties")
             words.append(
-                f"map of string to {type_text(api, extra)}"
+                f"map of string to {_type_text(api, extra, within)}"
                 if isinstance(extra, dict) and extra
                 else "object"
             )
@@ -163,21 +173,30 @@ def description(api: Api, node: Any) -> str:
     return f"{text} *(provisional)*".strip() if provisional else text
 
 
-def _nested(api: Api, node: Any, path: str) -> list[tuple[str, Any]]:
-    """Objects a field leads to (through arrays, maps and unions), with their table titles."""
+def _nested(
+    api: Api, node: Any, path: str, within: frozenset[str] = frozenset()
+) -> list[tuple[str, Any]]:
+    """Objects a field leads to (through arrays, maps and unions), with their table titles.
+
+    `within`: the named non-object schemas passed through to get here; a recursive union or map
+    (`Error = oneOf[map of Error, ...]`) is followed once."""
     name = schema_ref_name(node)
+    if name and name in within:
+        return []
     schema = resolve_schema(api, node)
     if is_object(api, schema):
         return [(name or path, node)]
+    if name:
+        within = within | {name}
     found: list[tuple[str, Any]] = []
     if isinstance(schema.get("items"), dict):
-        found += _nested(api, schema["items"], path + "[]")
+        found += _nested(api, schema["items"], path + "[]", within)
     extra = schema.get("additionalProperties")
     if isinstance(extra, dict) and extra:
-        found += _nested(api, extra, path + "{}")
+        found += _nested(api, extra, path + "{}", within)
     for combinator in ("oneOf", "anyOf"):
         for option in schema.get(combinator) or []:
-            found += _nested(api, option, path)
+            found += _nested(api, option, path, within)
     return found
 
 
