@@ -4,13 +4,18 @@ and the output says what the document meant.
 - a named union or map that contains itself (`ErrorDetails = oneOf[map of ErrorDetails,
   InnerErrors]`, `Tree = anyOf[array of Tree, string]`): the docs spell it out once and name it
   where it recurs (it recursed until the stack ran out).
+- `allOf: [Base, {anyOf: [...], properties}]` narrowing a field of Base: datamodel-code-generator
+  writes a class with two bases that type the field apart; pydantic takes the first (the narrow
+  one), mypy --strict wanted them equal.
 """
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from textwrap import dedent
 
+from spec_gen.targets.models import base_conflicts_ignored
 from spec_helpers import run_in
 
 FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes"
@@ -30,3 +35,42 @@ def test_recursive_unions_and_maps_are_documented_by_name(tmp_path: Path) -> Non
     assert "| `errors` | map of string to `ErrorDetails` or `InnerErrors` | no |" in errors
     # the object the union leads to still gets its own table
     assert "`_errors`" in errors
+
+
+def test_a_field_narrowed_beside_an_any_of_type_checks(tmp_path: Path) -> None:
+    """`allOf: [Resource, {anyOf: [required name | required company], properties: {object:
+    enum}}]` becomes `class Address4(Address1, Address3)` whose bases type `object` apart."""
+    code, output = _build(tmp_path, "narrowed_in_any_of_branch.yaml", "--typecheck")
+    assert code == 0, output
+    models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
+    assert "class Address4(  # type: ignore[misc, unused-ignore]\n    Address1, Address3\n):" in (
+        models
+    )
+    assert "class Address3(Resource):" in models  # a single base is left as it is
+
+
+def test_only_bases_that_type_a_field_apart_are_marked() -> None:
+    source = dedent(
+        """\
+        class Base(BaseModel):
+            kind: str
+            size: Annotated[int | None, Field(ge=0)] = None
+        class Narrow(BaseModel):
+            kind: Kind = Kind.A
+        class Same(BaseModel):
+            size: None | int = None
+        class Mid(Base):
+            pass
+        class Apart(Narrow, Mid):
+            pass
+        class Alike(Same, Mid):
+            pass
+        class Redeclared(Narrow, Mid):
+            kind: Kind
+        class Chain(Mid, Base):
+            pass
+        """
+    )
+    marked = base_conflicts_ignored(source)
+    assert "class Apart(  # type: ignore[misc, unused-ignore]\n    Narrow, Mid\n):" in marked
+    assert marked.count("type: ignore") == 1  # equal types, own field, ancestor: unmarked
