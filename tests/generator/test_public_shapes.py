@@ -7,11 +7,16 @@ and the output says what the document meant.
 - `allOf: [Base, {anyOf: [...], properties}]` narrowing a field of Base: datamodel-code-generator
   writes a class with two bases that type the field apart; pydantic takes the first (the narrow
   one), mypy --strict wanted them equal.
+- a response or request body schema that is only an `enum` (AvaTax's filing status): an enum
+  class, which the client read with `.model_validate_json` and validated bodies into.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from textwrap import dedent
 
@@ -74,3 +79,47 @@ def test_only_bases_that_type_a_field_apart_are_marked() -> None:
     marked = base_conflicts_ignored(source)
     assert "class Apart(  # type: ignore[misc, unused-ignore]\n    Narrow, Mid\n):" in marked
     assert marked.count("type: ignore") == 1  # equal types, own field, ancestor: unmarked
+
+
+_ROUND_TRIP = """
+import json
+
+import httpx
+from api_client import Client
+from api_client.models import GetLevelResponse, GetModeResponse, Status
+
+answers = {"/filing-status": "Active", "/status": "down", "/level": 2, "/mode": None}
+sent = []
+
+
+def answer(request):
+    sent.append(request.content)
+    body = json.dumps(answers[request.url.path]).encode()
+    return httpx.Response(200, content=body, headers={"content-type": "application/json"})
+
+
+http = httpx.Client(transport=httpx.MockTransport(answer), base_url="http://api.test")
+client = Client(base_url="http://api.test", http_client=http)
+assert client.default.get_filing_status().value == "Active"
+assert client.default.set_status(body=Status.UP) is Status.DOWN
+assert sent[-1] == b'"up"', sent
+assert client.default.get_level() is GetLevelResponse(2)
+assert client.default.get_mode() is GetModeResponse(None)
+print("ok")
+"""
+
+
+def test_enum_answers_and_bodies_are_read_and_sent_by_the_client(tmp_path: Path) -> None:
+    """A response (or request body) schema that is only an enum is an enum class, not a
+    pydantic model: the client called `.model_validate_json` on it (mypy: no such attribute)."""
+    code, output = _build(tmp_path, "enum_answers.yaml", "--typecheck")
+    assert code == 0, output
+    done = subprocess.run(
+        [sys.executable, "-c", _ROUND_TRIP],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "out" / "client")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
