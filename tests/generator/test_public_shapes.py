@@ -123,3 +123,17 @@ def test_enum_answers_and_bodies_are_read_and_sent_by_the_client(tmp_path: Path)
         check=False,
     )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_tags_named_like_builtins_get_modules_that_do_not_shadow_them(tmp_path: Path) -> None:
+    """Trello's `list` and `type` tags: `from .list import ListApi` in the interfaces
+    package bound `list` there, and its `__all__: list[str]` failed on import."""
+    code, output = _build(tmp_path, "builtin_tags.yaml", "--typecheck")
+    assert code == 0, output
+    server = tmp_path / "out/server/api_server"
+    for kind in ("interfaces", "routers"):
+        assert sorted(p.name for p in (server / kind).glob("*.py")) == [
+            "__init__.py",
+            "list_.py",
+            "type_.py",
+        ]

@@ -45,9 +45,17 @@ OPERATION_RESERVED = HANDLER_RESERVED | {
 
 
 def module_identifier(text: str, taken: set[str]) -> str:
-    """A module name for a tag, also a keyword argument of `create_api_router`."""
+    """A module name for a tag, also a keyword argument of `create_api_router`.
+
+    Never a builtin's name: importing `.list` from a package binds `list` in the package's
+    `__init__`, which then cannot spell `list[str]`."""
     name = snake(text).rstrip("_") or "default"
-    if keyword.iskeyword(name) or name in HANDLER_RESERVED or name.startswith("__"):
+    if (
+        keyword.iskeyword(name)
+        or name in HANDLER_RESERVED
+        or name in _BUILTINS
+        or name.startswith("__")
+    ):
         name += "_"
     if name[0].isdigit():
         name = "_" + name
