@@ -20,7 +20,10 @@ In 3.0 documents too (the upgrade does not touch them):
   converted when unambiguous (`"false"` for a boolean), else dropped (the model would not
   type-check, nor validate its own default);
 - a keyword whose value has a type JSON Schema does not allow (`required: true` on a
-  property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable.
+  property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable;
+- a `pattern` pydantic's regex engine cannot compile (ECMA-262 look-around or
+  backreferences, which Rust's `regex` lacks, or no regular expression at all): dropped, not
+  enforced (the generated module would fail on import).
 
 Path parameters get the same treatment (`parameter-repair`): one without `required: true`
 is required; a `{placeholder}` no parameter declares becomes a string parameter.
@@ -34,6 +37,7 @@ it is an annotation the IR understands.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -157,6 +161,20 @@ class Repairer(Upgrader):
                         f"`{keyword}` has a value of the wrong type: dropped",
                     )
                 )
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str) and not runnable_pattern(pattern):
+            del schema["pattern"]
+            self.repairs.append(
+                (
+                    join_pointer(here, "pattern"),
+                    "schema-repair",
+                    (
+                        "`pattern` is not a regular expression the generated validators can "
+                        "run (pydantic's engine has no look-around nor backreferences): "
+                        "not enforced"
+                    ),
+                )
+            )
         if "default" in schema:
             self._default(schema, here)
         if self.leftovers:
@@ -264,6 +282,19 @@ def _convert(value: Any, kinds: list[str]) -> Any:
         if kind == "null" and value in ("null", "None", ""):
             return None
     return _NOTHING
+
+
+@functools.cache
+def runnable_pattern(pattern: str) -> bool:
+    """Whether pydantic's validators (Rust `regex`) compile `pattern`: a model or parameter
+    with one they do not fails when its module is imported."""
+    from pydantic_core import SchemaError, SchemaValidator, core_schema
+
+    try:
+        SchemaValidator(core_schema.str_schema(pattern=pattern))
+    except SchemaError:
+        return False
+    return True
 
 
 def repair(

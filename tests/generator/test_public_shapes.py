@@ -21,7 +21,7 @@ from pathlib import Path
 from textwrap import dedent
 
 from spec_gen.targets.models import base_conflicts_ignored
-from spec_helpers import run_in
+from spec_helpers import line_of, run_in
 
 FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes"
 
@@ -137,3 +137,29 @@ def test_tags_named_like_builtins_get_modules_that_do_not_shadow_them(tmp_path: 
             "list_.py",
             "type_.py",
         ]
+
+
+def test_patterns_pydantic_cannot_run_are_dropped_with_a_warning(tmp_path: Path) -> None:
+    """Alfresco's node names: a look-ahead `pattern` (ECMA-262 has it, Rust's `regex` does
+    not) made the generated module fail on import. It is dropped with a warning at its node;
+    a pattern pydantic runs stays enforced."""
+    code, output = _build(tmp_path, "patterns.yaml")
+    assert code == 0, output
+    text = (FIXTURES / "patterns.yaml").read_text(encoding="utf-8")
+    dropped = [line for line in output.splitlines() if "`pattern`" in line]
+    expected = {
+        "pattern: '^(?!.*[*?])": "/paths/~1nodes/get/parameters/0/schema/pattern",
+        "pattern: '^(?!(.*": "/components/schemas/Node/properties/name/pattern",
+        "pattern: '^(a+)-": "/components/schemas/Node/properties/twice/pattern",
+    }
+    assert len(dropped) == len(expected), dropped
+    for needle, pointer in expected.items():
+        hits = [d for d in dropped if d.endswith(f"(at {pointer})")]
+        assert len(hits) == 1 and " warning [schema-repair] " in hits[0], (pointer, dropped)
+        assert hits[0].startswith(f"openapi.yaml:{line_of(text, needle)}:"), hits[0]
+    models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
+    assert 'pattern="^[a-z0-9-]+$"' in models and "(?!" not in models
+    router = (tmp_path / "out/server/api_server/routers/default.py").read_text(encoding="utf-8")
+    assert "^[A-Z]{3}$" in router and "(?!" not in router
+    strict, _ = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "o2", "--strict")
+    assert strict != 0
