@@ -279,6 +279,73 @@ def _default_problem(schema: dict[str, Any], value: Any) -> str | None:
     return None
 
 
+_SCHEMA_REF = "#/components/schemas/"
+
+
+def _extended(schema: Any, here: str) -> Iterator[tuple[str, str]]:
+    """(pointer of the `$ref`, schema name) for each component an allOf extends, through
+    inline allOf members too."""
+    members = schema.get("allOf") if isinstance(schema, dict) else None
+    for index, member in enumerate(members if isinstance(members, list) else []):
+        at = join_pointer(here, "allOf", index)
+        ref = member.get("$ref") if isinstance(member, dict) else None
+        if isinstance(ref, str) and ref.startswith(_SCHEMA_REF):
+            yield join_pointer(at, "$ref"), unquote(ref[len(_SCHEMA_REF) :])
+        else:
+            yield from _extended(member, at)
+
+
+def allof_cycles(document: dict[str, Any]) -> list[RawFinding]:
+    """Component schemas that extend themselves through allOf (`A: allOf [B]`, `B: allOf [A]`,
+    an alias `B: {$ref: A}` counting as B itself): no class can be generated for them."""
+    components = document.get("components")
+    schemas = components.get("schemas") if isinstance(components, dict) else None
+    if not isinstance(schemas, dict):
+        return []
+
+    def alias_of(name: str) -> str:
+        seen = {name}
+        while True:
+            node = schemas.get(name)
+            ref = node.get("$ref") if isinstance(node, dict) and len(node) == 1 else None
+            if not (isinstance(ref, str) and ref.startswith(_SCHEMA_REF)):
+                return name
+            name = unquote(ref[len(_SCHEMA_REF) :])
+            if name in seen:
+                return name
+            seen.add(name)
+
+    edges = {
+        str(name): [
+            (at, alias_of(target))
+            for at, target in _extended(schema, join_pointer("/components/schemas", str(name)))
+            if target in schemas
+        ]
+        for name, schema in schemas.items()
+    }
+    out: list[RawFinding] = []
+    done: set[str] = set()
+    path: list[str] = []  # the schemas being visited, depth first
+
+    def visit(name: str) -> None:
+        if name in done:
+            return
+        path.append(name)
+        for at, target in edges.get(name, []):
+            if target in path:  # reported once, at the `$ref` that closes the cycle
+                loop = " -> ".join([*path[path.index(target) :], target])
+                message = f"allOf cycle {loop}: a schema cannot extend itself"
+                out.append(RawFinding(at, "schema-cycle", message))
+            else:
+                visit(target)
+        path.pop()
+        done.add(name)
+
+    for name in edges:
+        visit(name)
+    return out
+
+
 def webhook_payloads(document: dict[str, Any]) -> list[RawFinding]:
     out = []
     for here, _method, _item, op in operations(document):
@@ -313,6 +380,7 @@ CORE_RULES: dict[str, str] = {
     "webhook-payload": "warn",
     "no-body-status": "warn",
     "parameter-repair": "warn",  # a path parameter not marked required, or not declared
+    "schema-cycle": "error",  # a schema that extends itself through allOf
 }
 CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     dangling_refs,
@@ -323,4 +391,5 @@ CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     schemas_checks,
     webhook_payloads,
     no_body_statuses,
+    allof_cycles,
 )

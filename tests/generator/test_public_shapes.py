@@ -163,3 +163,23 @@ def test_patterns_pydantic_cannot_run_are_dropped_with_a_warning(tmp_path: Path)
     assert "^[A-Z]{3}$" in router and "(?!" not in router
     strict, _ = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "o2", "--strict")
     assert strict != 0
+
+
+def test_an_allof_cycle_is_refused_with_a_finding_at_its_ref(tmp_path: Path) -> None:
+    """A schema that extends itself (through other schemas, an alias, an inline allOf) has
+    no class: the build stopped on a RecursionError (exit 2). Recursion through properties
+    (`Tree`) is fine and not reported."""
+    code, output = _build(tmp_path, "allof_cycle.yaml")
+    assert code == 1, output
+    assert "internal error" not in output
+    text = (FIXTURES / "allof_cycle.yaml").read_text(encoding="utf-8")
+    cycles = [line for line in output.splitlines() if "[schema-cycle]" in line]
+    assert len(cycles) == 2, output
+    pet_line = line_of(text, "$ref: '#/components/schemas/Pet'", 2)
+    pet = f"openapi.yaml:{pet_line}:"
+    assert cycles[0].startswith(pet), cycles
+    assert "allOf cycle Pet -> Creature -> Pet" in cycles[0]
+    assert cycles[0].endswith("(at /components/schemas/Creature/allOf/1/allOf/0/$ref)")
+    assert cycles[1].startswith(f"openapi.yaml:{line_of(text, 'schemas/Node')}:")
+    assert "allOf cycle Node -> Node" in cycles[1]
+    assert not (tmp_path / "out").exists()

@@ -27,13 +27,20 @@ def _types(schema: dict[str, Any]) -> list[str]:
     return [str(k) for k in (kinds if isinstance(kinds, list) else [kinds] if kinds else [])]
 
 
-def _merged_all_of(api: Api, schema: dict[str, Any]) -> dict[str, Any]:
+def _merged_all_of(
+    api: Api, schema: dict[str, Any], within: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """`within`: the named schemas merged around this one (an allOf cycle, which validation
+    refuses, is not followed round)."""
     if "allOf" not in schema:
         return schema
     properties: dict[str, Any] = {}
     required: list[str] = []
     for part in schema["allOf"]:
-        part = _merged_all_of(api, resolve_schema(api, part))
+        name = schema_ref_name(part)
+        if name in within:
+            continue
+        part = _merged_all_of(api, resolve_schema(api, part), within | {name} if name else within)
         properties.update(part.get("properties") or {})
         required.extend(part.get("required") or [])
     properties.update(schema.get("properties") or {})
