@@ -221,6 +221,7 @@ def _run_datamodel_codegen(
 
 
 _IGNORE_BASES = "# type: ignore[misc, unused-ignore]"
+_MANY_BASES = re.compile(r"^class \w+\(\s*\w+\s*,", re.MULTILINE)
 
 
 def base_conflicts_ignored(source: str) -> str:
@@ -235,6 +236,8 @@ def base_conflicts_ignored(source: str) -> str:
     after the opening parenthesis there); `unused-ignore` keeps it quiet where mypy finds the
     two types equivalent after all.
     """
+    if not _MANY_BASES.search(source):  # the common case: not worth parsing the module
+        return source
     try:
         tree = ast.parse(source)
     except SyntaxError:
