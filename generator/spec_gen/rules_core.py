@@ -142,9 +142,12 @@ def operation_ids(document: dict[str, Any]) -> list[RawFinding]:
 def path_params(document: dict[str, Any]) -> list[RawFinding]:
     out = []
     for here, _method, item, op in operations(document):
-        if not here.startswith("/paths/"):
-            continue  # webhooks and callback expressions are not templates of path parameters
-        path = here.split("/")[2].replace("~1", "/").replace("~0", "~")
+        parts = here.split("/")  # "", "paths", the path, the method
+        if len(parts) != 4 or parts[1] != "paths":
+            # webhooks and callbacks (under /paths/.../callbacks/...) are requests the API
+            # sends: their keys are names and runtime expressions, no path templates
+            continue
+        path = parts[2].replace("~1", "/").replace("~0", "~")
         declared = set()
         for param in list(item.get("parameters") or []) + list(op.get("parameters") or []):
             param = deref(document, param)

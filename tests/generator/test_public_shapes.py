@@ -183,3 +183,13 @@ def test_an_allof_cycle_is_refused_with_a_finding_at_its_ref(tmp_path: Path) -> 
     assert cycles[1].startswith(f"openapi.yaml:{line_of(text, 'schemas/Node')}:")
     assert "allOf cycle Node -> Node" in cycles[1]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_callback_under_a_templated_path_needs_no_path_parameters(tmp_path: Path) -> None:
+    """Meraki's live tools: a callback under `/devices/{serial}/...` was checked as if its
+    runtime expression were that path, and refused for not declaring `serial`."""
+    code, output = _build(tmp_path, "callback_under_template.yaml", "--typecheck")
+    assert code == 0, output
+    assert "path-params" not in output and "parameter-repair" not in output
+    webhooks = (tmp_path / "out/server/api_server/webhooks.py").read_text(encoding="utf-8")
+    assert '("pingDevice", "pingDone"): PingDevicePingDoneRequest' in webhooks
