@@ -193,3 +193,31 @@ def test_a_callback_under_a_templated_path_needs_no_path_parameters(tmp_path: Pa
     assert "path-params" not in output and "parameter-repair" not in output
     webhooks = (tmp_path / "out/server/api_server/webhooks.py").read_text(encoding="utf-8")
     assert '("pingDevice", "pingDone"): PingDevicePingDoneRequest' in webhooks
+
+
+_DEFAULTS = """
+from api_server.models import Job
+
+job = Job()
+assert job.batch_size.root.value == "auto", job
+assert job.n_epochs.root == 3, job
+assert job.stop == [], job
+print("ok")
+"""
+
+
+def test_defaults_of_unions_type_check_and_apply(tmp_path: Path) -> None:
+    """OpenAI's fine-tuning hyperparameters: `oneOf: [enum auto, integer]` with `default:
+    auto`. datamodel-code-generator types the field with the union's class and a raw default
+    (and copies it onto the integer member): mypy --strict refused each assignment."""
+    code, output = _build(tmp_path, "union_defaults.yaml", "--typecheck")
+    assert code == 0, output
+    done = subprocess.run(
+        [sys.executable, "-c", _DEFAULTS],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "out" / "server")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

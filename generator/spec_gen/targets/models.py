@@ -212,12 +212,33 @@ def _run_datamodel_codegen(
     assert isinstance(source, str)
     source = bare_generics_typed(source)
     source = base_conflicts_ignored(source)
-    if allof_overrides(document["components"]["schemas"]):
+    schemas = document["components"]["schemas"]
+    why = (
+        "allOf members redeclare fields of the class they extend"
+        if allof_overrides(schemas)
+        else "a union's default is its JSON value (pydantic validates it), or sits on each member"
+        if union_defaults(schemas)
+        else ""
+    )
+    if why:
         first, _, rest = source.partition("\n")
-        note = "# allOf members redeclare fields of the class they extend:\n"
-        note += '# mypy: disable-error-code="assignment"'
+        note = f'# {why}:\n# mypy: disable-error-code="assignment"'
         source = f"{first}\n{note}\n{rest}"
     return source
+
+
+def union_defaults(node: Any) -> bool:
+    """Whether a oneOf/anyOf schema has a `default`: datamodel-code-generator writes it as the
+    raw value of a field typed with the union's class (`batch_size: BatchSize = "auto"`,
+    pydantic validates it: `validate_default=True`) and copies it onto the members' classes
+    (`class BatchSize2(RootModel[int]): root: int = "auto"`); mypy reports each assignment."""
+    if isinstance(node, list):
+        return any(union_defaults(v) for v in node)
+    if not isinstance(node, dict):
+        return False
+    if "default" in node and ("oneOf" in node or "anyOf" in node):
+        return True
+    return any(union_defaults(v) for k, v in node.items() if k not in ("default", "example"))
 
 
 _IGNORE_BASES = "# type: ignore[misc, unused-ignore]"
