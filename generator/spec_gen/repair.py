@@ -26,7 +26,8 @@ In 3.0 documents too (the upgrade does not touch them):
   enforced (the generated module would fail on import).
 
 Path parameters get the same treatment (`parameter-repair`): one without `required: true`
-is required; a `{placeholder}` no parameter declares becomes a string parameter.
+is required; a `{placeholder}` no parameter declares becomes a string parameter. A parameter
+whose `style` its location does not allow (`simple` in a query) gets the location's default.
 
 Only keyword values that JSON Schema 2020-12 cannot read are touched; unknown keywords are
 left for the `schema-keyword` rule (a warning: ignored).
@@ -343,6 +344,15 @@ def path_parameters(document: dict[str, Any]) -> list[tuple[str, str, str]]:
     return out
 
 
+# the styles each parameter location allows, its default first
+STYLES: dict[str, tuple[str, ...]] = {
+    "path": ("simple", "matrix", "label"),
+    "query": ("form", "spaceDelimited", "pipeDelimited", "deepObject"),
+    "header": ("simple",),
+    "cookie": ("form",),
+}
+
+
 def _declared(
     document: dict[str, Any],
     holder: dict[str, Any],
@@ -350,7 +360,8 @@ def _declared(
     fixed: set[int],
     out: list[tuple[str, str, str]],
 ) -> set[str]:
-    """The path parameters `holder` declares, each made required (reported once)."""
+    """The path parameters `holder` declares, each made required (reported once); a style
+    its location does not allow is dropped (the default applies), for every parameter."""
     names: set[str] = set()
     params = holder.get("parameters")
     for index, raw in enumerate(params if isinstance(params, list) else []):
@@ -359,7 +370,18 @@ def _declared(
         if isinstance(raw, dict) and isinstance(raw.get("$ref"), str):
             at = raw["$ref"][1:]
             param = deref(document, raw)
-        if not isinstance(param, dict) or param.get("in") != "path":
+        if not isinstance(param, dict):
+            continue
+        allowed = STYLES.get(str(param.get("in")))
+        style = param.get("style")
+        if allowed and isinstance(style, str) and style not in allowed:
+            del param["style"]  # once: a shared component is seen without it afterwards
+            message = (
+                f"style {style!r} is not one a {param.get('in')} parameter may have "
+                f"({', '.join(allowed)}): read as the default, {allowed[0]!r}"
+            )
+            out.append((join_pointer(at, "style"), "parameter-repair", message))
+        if param.get("in") != "path":
             continue
         names.add(str(param.get("name")))
         if param.get("required") is not True and id(param) not in fixed:

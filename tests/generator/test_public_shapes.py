@@ -221,3 +221,25 @@ def test_defaults_of_unions_type_check_and_apply(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_a_style_its_location_does_not_allow_is_read_as_the_default(tmp_path: Path) -> None:
+    """Stripe as Ballerina publishes it: `style: simple` on a query parameter. The document
+    was refused ([openapi] error); the style is dropped (the location's default applies) with
+    a warning at it, once for a shared component."""
+    code, output = _build(tmp_path, "parameter_styles.yaml", "--typecheck")
+    assert code == 0, output
+    text = (FIXTURES / "parameter_styles.yaml").read_text(encoding="utf-8")
+    styles = [line for line in output.splitlines() if "[parameter-repair] style" in line]
+    expected = {
+        "{name: id, in: path": ("'form'", "a path", "'simple'", "delete/parameters/0/style"),
+        "{name: expand, in: query": ("'simple'", "a query", "'form'", "delete/parameters/1/style"),
+        "Trace: {name: X-Trace": ("'form'", "a header", "'simple'", "components"),
+    }
+    assert len(styles) == len(expected), styles
+    for needle, (style, where, default, pointer) in expected.items():
+        hits = [s for s in styles if s.startswith(f"openapi.yaml:{line_of(text, needle)}:")]
+        assert len(hits) == 1, (needle, styles)
+        assert f"style {style} is not one {where} parameter may have" in hits[0]
+        assert f"read as the default, {default}" in hits[0] and pointer in hits[0]
+    assert "/get/parameters/0/style" not in output  # an allowed style is left alone
