@@ -243,3 +243,18 @@ def test_a_style_its_location_does_not_allow_is_read_as_the_default(tmp_path: Pa
         assert f"style {style} is not one {where} parameter may have" in hits[0]
         assert f"read as the default, {default}" in hits[0] and pointer in hits[0]
     assert "/get/parameters/0/style" not in output  # an allowed style is left alone
+
+
+def test_a_repeated_operation_id_is_numbered_with_a_warning(tmp_path: Path) -> None:
+    """Temporal's grpc-gateway document repeats an operationId for each extra HTTP binding
+    (121 of them): refused outright before. The default profile warns and numbers the repeat;
+    the house profile still refuses it (tests/generator/test_validate.py)."""
+    code, output = _build(tmp_path, "repeated_operation_ids.yaml", "--typecheck")
+    assert code == 0, output
+    text = (FIXTURES / "repeated_operation_ids.yaml").read_text(encoding="utf-8")
+    repeats = [line for line in output.splitlines() if "[operation-id-unique]" in line]
+    assert len(repeats) == 1 and " warning " in repeats[0], output
+    assert repeats[0].startswith(f"openapi.yaml:{line_of(text, 'operationId', 2)}:")
+    client = (tmp_path / "out/client/api_client/resources/default.py").read_text(encoding="utf-8")
+    assert "def complete_activity(" in client and "def complete_activity_2(" in client
+    assert "/workflows/" in client.split("def complete_activity_2(")[1].split("def ")[0]
