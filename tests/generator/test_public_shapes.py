@@ -258,3 +258,16 @@ def test_a_repeated_operation_id_is_numbered_with_a_warning(tmp_path: Path) -> N
     client = (tmp_path / "out/client/api_client/resources/default.py").read_text(encoding="utf-8")
     assert "def complete_activity(" in client and "def complete_activity_2(" in client
     assert "/workflows/" in client.split("def complete_activity_2(")[1].split("def ")[0]
+
+
+def test_properties_named_like_keywords_keep_their_refs(tmp_path: Path) -> None:
+    """Elasticsearch: a property called `mapping` was read as a discriminator's mapping, so
+    the `$ref` inside it kept the schema's dotted name; datamodel-code-generator then wrote a
+    package of modules instead of one (AssertionError, exit 2). A property or header called
+    `x-...` is a schema too, not an extension."""
+    code, output = _build(tmp_path, "names_like_keywords.yaml", "--typecheck")
+    assert code == 0, output
+    models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
+    assert "mapping: IndicesTypesMappingLimits | None = None" in models
+    assert 'x_total: Annotated[IndicesTypesMappingLimits | None, Field(alias="x-total")]' in models
+    assert "properties: dict[str, TypesMappingProperty]" in models

@@ -35,7 +35,7 @@ class Parts:
         components = rewrite_refs(
             {k: v for k, v in components.items() if k != "schemas"}, self.set.renames
         )
-        components["schemas"] = rewrite_refs(renamed, self.set.renames)
+        components["schemas"] = rewrite_refs(renamed, self.set.renames, names=True)
         doc["components"] = components
         self.doc = doc
 
