@@ -25,6 +25,8 @@ In 3.0 documents too (the upgrade does not touch them):
   backreferences, which Rust's `regex` lacks, or no regular expression at all): dropped, not
   enforced (the generated module would fail on import).
 
+`info.version` written as a number (`2.0`) is read as that string (`document-repair`).
+
 Path parameters get the same treatment (`parameter-repair`): one without `required: true`
 is required; a `{placeholder}` no parameter declares becomes a string parameter. A parameter
 whose `style` its location does not allow (`simple` in a query) gets the location's default.
@@ -310,7 +312,19 @@ def repair(
     fixer.run()
     if version is not None:
         document["openapi"] = version  # run() stamps 3.1.0; keep what the author wrote
-    return fixer.moved, fixer.repairs + path_parameters(document)
+    return fixer.moved, fixer.repairs + path_parameters(document) + info_version(document)
+
+
+def info_version(document: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """`info.version: 2.0` (YAML reads a number) is the string "2.0" the author meant."""
+    info = document.get("info")
+    version = info.get("version") if isinstance(info, dict) else None
+    if not isinstance(version, (int, float)) or isinstance(version, bool):
+        return []
+    assert isinstance(info, dict)
+    info["version"] = str(version)
+    message = f"info.version {version!r} is a number: read as the string {str(version)!r}"
+    return [("/info/version", "document-repair", message)]
 
 
 def path_parameters(document: dict[str, Any]) -> list[tuple[str, str, str]]:

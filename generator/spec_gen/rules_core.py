@@ -387,6 +387,7 @@ CORE_RULES: dict[str, str] = {
     "no-body-status": "warn",
     "parameter-repair": "warn",  # a path parameter not marked required, or not declared
     "schema-cycle": "error",  # a schema that extends itself through allOf
+    "document-repair": "warn",  # info.version written as a number, read as a string
 }
 CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     dangling_refs,

@@ -13,6 +13,7 @@ and the output says what the document meant.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -271,3 +272,21 @@ def test_properties_named_like_keywords_keep_their_refs(tmp_path: Path) -> None:
     assert "mapping: IndicesTypesMappingLimits | None = None" in models
     assert 'x_total: Annotated[IndicesTypesMappingLimits | None, Field(alias="x-total")]' in models
     assert "properties: dict[str, TypesMappingProperty]" in models
+
+
+def test_a_numeric_info_version_is_read_as_a_string(tmp_path: Path) -> None:
+    """Formstack (as Ballerina publishes it): `version: 2.0`, a YAML number, made the
+    document fail the OpenAPI schema ([openapi] error); it is read as "2.0" with a warning."""
+    (tmp_path / "openapi.yaml").write_text(
+        "openapi: 3.0.3\ninfo:\n  title: T\n  version: 2.0\npaths:\n  /a:\n    get:\n"
+        "      operationId: getA\n      responses:\n        '200': {description: ok}\n",
+        encoding="utf-8",
+    )
+    code, output = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out")
+    assert code == 0, output
+    assert (
+        "openapi.yaml:4:3: warning [document-repair] info.version 2.0 is a number: read as the "
+        "string '2.0' (at /info/version)" in output
+    ), output
+    served = json.loads((tmp_path / "out/server/api_server/openapi.json").read_text("utf-8"))
+    assert served["info"]["version"] == "2.0"
