@@ -290,3 +290,14 @@ def test_a_numeric_info_version_is_read_as_a_string(tmp_path: Path) -> None:
     ), output
     served = json.loads((tmp_path / "out/server/api_server/openapi.json").read_text("utf-8"))
     assert served["info"]["version"] == "2.0"
+
+
+def test_a_parameter_schema_that_annotates_a_ref_is_that_type(tmp_path: Path) -> None:
+    """Elasticsearch's parameters: `schema: {default: or, allOf: [$ref: Operator]}` (3.0's way
+    to put a default beside a $ref) was hoisted as a class of its own, which
+    datamodel-code-generator does not write (an alias): the build stopped (exit 2)."""
+    code, output = _build(tmp_path, "annotated_ref_parameters.yaml", "--typecheck")
+    assert code == 0, output
+    router = (tmp_path / "out/server/api_server/routers/default.py").read_text(encoding="utf-8")
+    assert 'default_operator: Annotated[Operator, Query()] = Operator("or"),' in router
+    assert "size: Annotated[int | None, Query()] = None," in router
