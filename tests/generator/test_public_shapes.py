@@ -301,3 +301,15 @@ def test_a_parameter_schema_that_annotates_a_ref_is_that_type(tmp_path: Path) ->
     router = (tmp_path / "out/server/api_server/routers/default.py").read_text(encoding="utf-8")
     assert 'default_operator: Annotated[Operator, Query()] = Operator("or"),' in router
     assert "size: Annotated[int | None, Query()] = None," in router
+
+
+def test_json_without_a_schema_beside_text_is_answered_as_text(tmp_path: Path) -> None:
+    """EarthRef's data export: `text/plain: {}` and `application/json: {}`. The handler was
+    typed `None | str | AsyncIterable[str]` and the route passed that None-able value to
+    `mixed_response` (mypy --strict); with no JSON model it returns text (or bytes)."""
+    code, output = _build(tmp_path, "schemaless_json_beside_text.yaml", "--typecheck")
+    assert code == 0, output
+    api = (tmp_path / "out/server/api_server/interfaces/default.py").read_text(encoding="utf-8")
+    assert ") -> str | AsyncIterable[str]:" in api
+    assert ") -> bytes | AsyncIterable[bytes]:" in api
+    assert "None |" not in api
