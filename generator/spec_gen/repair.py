@@ -195,6 +195,17 @@ class Repairer(Upgrader):
         fits = (not checks or any(check(value) for check in checks)) and (
             not isinstance(enum, list) or value in enum
         )
+        if fits and not _fits_shape(self.doc, schema, value, 8):
+            # its own type and enum take it, the schemas it refers to or combines do not
+            del schema["default"]
+            self.repairs.append(
+                (
+                    join_pointer(here, "default"),
+                    "default",
+                    f"default {value!r} does not fit its schema: dropped",
+                )
+            )
+            return
         if fits:
             return
         converted = _convert(value, [k for k in kinds if k in JSON_TYPES])
@@ -264,6 +275,47 @@ class Repairer(Upgrader):
 
 
 _NOTHING: Any = object()
+
+
+def _fits_shape(document: dict[str, Any], schema: Any, value: Any, depth: int) -> bool:
+    """Whether `value` has a type and enum value `schema` allows, following `$ref`, allOf,
+    oneOf / anyOf and array items (a default of `Columns = oneOf [Column enum, array of
+    Column]` written "a,b,c" fits neither). Anything else is taken as fitting."""
+    if depth <= 0 or not isinstance(schema, dict):
+        return True
+    if isinstance(schema.get("$ref"), str):
+        target = deref(document, {"$ref": schema["$ref"]})
+        if not _fits_shape(document, target, value, depth - 1):
+            return False
+    kind = schema.get("type")
+    kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
+    checks = [JSON_TYPES[k] for k in kinds if k in JSON_TYPES]
+    if checks and not any(check(value) for check in checks):
+        return False
+    enum = schema.get("enum")
+    if isinstance(enum, list) and value not in enum:
+        return False
+    items = schema.get("items")
+    if (
+        isinstance(value, list)
+        and isinstance(items, dict)
+        and not all(_fits_shape(document, items, v, depth - 1) for v in value[:16])
+    ):
+        return False
+    members = schema.get("allOf")
+    if isinstance(members, list) and not all(
+        _fits_shape(document, m, value, depth - 1) for m in members
+    ):
+        return False
+    for key in ("oneOf", "anyOf"):
+        options = schema.get(key)
+        if (
+            isinstance(options, list)
+            and options
+            and not any(_fits_shape(document, m, value, depth - 1) for m in options)
+        ):
+            return False
+    return True
 
 
 def _convert(value: Any, kinds: list[str]) -> Any:

@@ -313,3 +313,19 @@ def test_json_without_a_schema_beside_text_is_answered_as_text(tmp_path: Path) -
     assert ") -> str | AsyncIterable[str]:" in api
     assert ") -> bytes | AsyncIterable[bytes]:" in api
     assert "None |" not in api
+
+
+def test_a_default_its_referenced_schema_refuses_is_dropped(tmp_path: Path) -> None:
+    """Elasticsearch's `_cat` columns: `default: "create_time,id,state"` beside `allOf:
+    [$ref: Columns]` (an enum or an array of it). The router validated it into the type on
+    mount and failed (exit 2); it is dropped with a warning, a default that fits stays."""
+    code, output = _build(tmp_path, "defaults_through_refs.yaml", "--typecheck")
+    assert code == 0, output
+    text = (FIXTURES / "defaults_through_refs.yaml").read_text(encoding="utf-8")
+    dropped = [line for line in output.splitlines() if "warning [default]" in line]
+    assert len(dropped) == 2, output
+    assert dropped[0].startswith(f"openapi.yaml:{line_of(text, 'default: create_time')}:")
+    assert dropped[1].startswith(f"openapi.yaml:{line_of(text, 'default: everything')}:")
+    router = (tmp_path / "out/server/api_server/routers/default.py").read_text(encoding="utf-8")
+    assert 'level: Annotated[Level, Query()] = Level("low"),' in router
+    assert '"id"' in router.split(" s: ")[1].split(" level: ")[0]  # [id] fits: kept
