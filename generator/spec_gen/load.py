@@ -79,7 +79,8 @@ def _has_clib() -> bool:
 
 def _json_types_constructor() -> Any:
     """ruamel's safe constructor reading YAML 1.2 as JSON types: a date-looking scalar stays a
-    string (JSON has no dates), and every mapping key is a string (`200:` -> "200")."""
+    string (JSON has no dates), so do a plain `=` and `!!binary` data, and every mapping key
+    is a string (`200:` -> "200")."""
     from ruamel.yaml.constructor import SafeConstructor
 
     class JsonTypesConstructor(SafeConstructor):
@@ -92,6 +93,10 @@ def _json_types_constructor() -> Any:
     JsonTypesConstructor.add_constructor(
         "tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str
     )
+    # a plain `=` (YAML 1.1's "value key" type, which ruamel still resolves) is the string
+    # "="; `!!binary` stays its base64 text (JSON has no bytes)
+    for tag in ("tag:yaml.org,2002:value", "tag:yaml.org,2002:binary"):
+        JsonTypesConstructor.add_constructor(tag, SafeConstructor.construct_yaml_str)
     JsonTypesConstructor.add_constructor(
         "tag:yaml.org,2002:map", JsonTypesConstructor.construct_yaml_map
     )

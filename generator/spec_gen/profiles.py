@@ -18,6 +18,8 @@ from .rules_core import CORE_RULES
 from .rules_house import house_rule_ids
 
 SEVERITIES = ("off", "warn", "error")
+# default rules the house profile raises to errors
+HOUSE_STRICTER = {"operation-id-unique": "error"}
 PROFILES = ("default", "house")
 
 
@@ -49,6 +51,7 @@ def ruleset(settings: dict[str, Any] | None) -> Ruleset:
     house = "house" in extends
     if house:
         severities.update({rule: "error" for rule in house_rule_ids(settings)})
+        severities.update(HOUSE_STRICTER)
     for rule, severity in dict(rules).items():
         if severity not in SEVERITIES:
             raise ProfileError(

@@ -22,13 +22,17 @@ In 3.0 documents too (the upgrade does not touch them):
 - a keyword whose value has a type JSON Schema does not allow (`required: true` on a
   property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable.
 
+`info.version` written as a number (`2.0`) is read as that string (`document-repair`).
+
 Fields of OpenAPI objects set to `null` (`description: null`) are read as absent
 (`null-field`): schemas, examples, defaults and extensions are data and keep theirs.
 
 Path parameters get the same treatment (`parameter-repair`): one without `required: true`
 is required; a `{placeholder}` no parameter declares becomes a string parameter; a path
 parameter the path has no `{placeholder}` for is ignored (no request can carry it; the IR
-leaves it out, the document keeps it so every pointer still points at its source).
+leaves it out, the document keeps it so every pointer still points at its source). A
+parameter whose `style` its location does not allow (`simple` in a query) gets the
+location's default.
 
 Only keyword values that JSON Schema 2020-12 cannot read are touched; unknown keywords are
 left for the `schema-keyword` rule (a warning: ignored).
@@ -179,6 +183,17 @@ class Repairer(Upgrader):
         fits = (not checks or any(check(value) for check in checks)) and (
             not isinstance(enum, list) or value in enum
         )
+        if fits and not _fits_shape(self.doc, schema, value, 8):
+            # its own type and enum take it, the schemas it refers to or combines do not
+            del schema["default"]
+            self.repairs.append(
+                (
+                    join_pointer(here, "default"),
+                    "default",
+                    f"default {value!r} does not fit its schema: dropped",
+                )
+            )
+            return
         if fits:
             return
         converted = _convert(value, [k for k in kinds if k in JSON_TYPES])
@@ -250,6 +265,47 @@ class Repairer(Upgrader):
 _NOTHING: Any = object()
 
 
+def _fits_shape(document: dict[str, Any], schema: Any, value: Any, depth: int) -> bool:
+    """Whether `value` has a type and enum value `schema` allows, following `$ref`, allOf,
+    oneOf / anyOf and array items (a default of `Columns = oneOf [Column enum, array of
+    Column]` written "a,b,c" fits neither). Anything else is taken as fitting."""
+    if depth <= 0 or not isinstance(schema, dict):
+        return True
+    if isinstance(schema.get("$ref"), str):
+        target = deref(document, {"$ref": schema["$ref"]})
+        if not _fits_shape(document, target, value, depth - 1):
+            return False
+    kind = schema.get("type")
+    kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
+    checks = [JSON_TYPES[k] for k in kinds if k in JSON_TYPES]
+    if checks and not any(check(value) for check in checks):
+        return False
+    enum = schema.get("enum")
+    if isinstance(enum, list) and value not in enum:
+        return False
+    items = schema.get("items")
+    if (
+        isinstance(value, list)
+        and isinstance(items, dict)
+        and not all(_fits_shape(document, items, v, depth - 1) for v in value[:16])
+    ):
+        return False
+    members = schema.get("allOf")
+    if isinstance(members, list) and not all(
+        _fits_shape(document, m, value, depth - 1) for m in members
+    ):
+        return False
+    for key in ("oneOf", "anyOf"):
+        options = schema.get(key)
+        if (
+            isinstance(options, list)
+            and options
+            and not any(_fits_shape(document, m, value, depth - 1) for m in options)
+        ):
+            return False
+    return True
+
+
 def _convert(value: Any, kinds: list[str]) -> Any:
     """`value` as the first of `kinds` it reads as without guessing, else _NOTHING."""
     text = str(value).strip() if isinstance(value, (str, int, float)) else None
@@ -284,7 +340,10 @@ def repair(
     fixer.run()
     if version is not None:
         document["openapi"] = version  # run() stamps 3.1.0; keep what the author wrote
-    return fixer.moved, nulls + fixer.repairs + path_parameters(document)
+    return (
+        fixer.moved,
+        nulls + fixer.repairs + path_parameters(document) + info_version(document),
+    )
 
 
 # where a value is data (or a schema, which the schema repairs handle), never a field
@@ -321,6 +380,19 @@ def null_fields(document: dict[str, Any]) -> list[tuple[str, str, str]]:
 
     walk(document, "", "")
     return out
+
+
+
+def info_version(document: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """`info.version: 2.0` (YAML reads a number) is the string "2.0" the author meant."""
+    info = document.get("info")
+    version = info.get("version") if isinstance(info, dict) else None
+    if not isinstance(version, (int, float)) or isinstance(version, bool):
+        return []
+    assert isinstance(info, dict)
+    info["version"] = str(version)
+    message = f"info.version {version!r} is a number: read as the string {str(version)!r}"
+    return [("/info/version", "document-repair", message)]
 
 
 def path_parameters(document: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -369,6 +441,15 @@ def _unplaced(
             out.append((at, "parameter-repair", message))
 
 
+# the styles each parameter location allows, its default first
+STYLES: dict[str, tuple[str, ...]] = {
+    "path": ("simple", "matrix", "label"),
+    "query": ("form", "spaceDelimited", "pipeDelimited", "deepObject"),
+    "header": ("simple",),
+    "cookie": ("form",),
+}
+
+
 def _declared(
     document: dict[str, Any],
     holder: dict[str, Any],
@@ -377,7 +458,8 @@ def _declared(
     out: list[tuple[str, str, str]],
 ) -> dict[str, str]:
     """The path parameters `holder` declares (name -> pointer), each made required (reported
-    once)."""
+    once); a style its location does not allow is dropped (the default applies), for every
+    parameter."""
     names: dict[str, str] = {}
     params = holder.get("parameters")
     for index, raw in enumerate(params if isinstance(params, list) else []):
@@ -386,7 +468,18 @@ def _declared(
         if isinstance(raw, dict) and isinstance(raw.get("$ref"), str):
             at = raw["$ref"][1:]
             param = deref(document, raw)
-        if not isinstance(param, dict) or param.get("in") != "path":
+        if not isinstance(param, dict):
+            continue
+        allowed = STYLES.get(str(param.get("in")))
+        style = param.get("style")
+        if allowed and isinstance(style, str) and style not in allowed:
+            del param["style"]  # once: a shared component is seen without it afterwards
+            message = (
+                f"style {style!r} is not one a {param.get('in')} parameter may have "
+                f"({', '.join(allowed)}): read as the default, {allowed[0]!r}"
+            )
+            out.append((join_pointer(at, "style"), "parameter-repair", message))
+        if param.get("in") != "path":
             continue
         names.setdefault(str(param.get("name")), at)
         if param.get("required") is not True and id(param) not in fixed:

@@ -132,7 +132,8 @@ def operation_ids(document: dict[str, Any]) -> list[RawFinding]:
                 RawFinding(
                     join_pointer(here, "operationId"),
                     "operation-id-unique",
-                    f"operationId {op_id!r} is also used at {seen[op_id]}",
+                    f"operationId {op_id!r} is also used at {seen[op_id]}: this one is "
+                    "generated with a number appended",
                 )
             )
         else:
@@ -143,9 +144,12 @@ def operation_ids(document: dict[str, Any]) -> list[RawFinding]:
 def path_params(document: dict[str, Any]) -> list[RawFinding]:
     out = []
     for here, _method, item, op in operations(document):
-        if not here.startswith("/paths/"):
-            continue  # webhooks and callback expressions are not templates of path parameters
-        path = here.split("/")[2].replace("~1", "/").replace("~0", "~")
+        parts = here.split("/")  # "", "paths", the path, the method
+        if len(parts) != 4 or parts[1] != "paths":
+            # webhooks and callbacks (under /paths/.../callbacks/...) are requests the API
+            # sends: their keys are names and runtime expressions, no path templates
+            continue
+        path = parts[2].replace("~1", "/").replace("~0", "~")
         declared = set()
         for param in list(item.get("parameters") or []) + list(op.get("parameters") or []):
             param = deref(document, param)
@@ -298,6 +302,73 @@ def _default_problem(schema: dict[str, Any], value: Any) -> str | None:
     return None
 
 
+_SCHEMA_REF = "#/components/schemas/"
+
+
+def _extended(schema: Any, here: str) -> Iterator[tuple[str, str]]:
+    """(pointer of the `$ref`, schema name) for each component an allOf extends, through
+    inline allOf members too."""
+    members = schema.get("allOf") if isinstance(schema, dict) else None
+    for index, member in enumerate(members if isinstance(members, list) else []):
+        at = join_pointer(here, "allOf", index)
+        ref = member.get("$ref") if isinstance(member, dict) else None
+        if isinstance(ref, str) and ref.startswith(_SCHEMA_REF):
+            yield join_pointer(at, "$ref"), unquote(ref[len(_SCHEMA_REF) :])
+        else:
+            yield from _extended(member, at)
+
+
+def allof_cycles(document: dict[str, Any]) -> list[RawFinding]:
+    """Component schemas that extend themselves through allOf (`A: allOf [B]`, `B: allOf [A]`,
+    an alias `B: {$ref: A}` counting as B itself): no class can be generated for them."""
+    components = document.get("components")
+    schemas = components.get("schemas") if isinstance(components, dict) else None
+    if not isinstance(schemas, dict):
+        return []
+
+    def alias_of(name: str) -> str:
+        seen = {name}
+        while True:
+            node = schemas.get(name)
+            ref = node.get("$ref") if isinstance(node, dict) and len(node) == 1 else None
+            if not (isinstance(ref, str) and ref.startswith(_SCHEMA_REF)):
+                return name
+            name = unquote(ref[len(_SCHEMA_REF) :])
+            if name in seen:
+                return name
+            seen.add(name)
+
+    edges = {
+        str(name): [
+            (at, alias_of(target))
+            for at, target in _extended(schema, join_pointer("/components/schemas", str(name)))
+            if target in schemas
+        ]
+        for name, schema in schemas.items()
+    }
+    out: list[RawFinding] = []
+    done: set[str] = set()
+    path: list[str] = []  # the schemas being visited, depth first
+
+    def visit(name: str) -> None:
+        if name in done:
+            return
+        path.append(name)
+        for at, target in edges.get(name, []):
+            if target in path:  # reported once, at the `$ref` that closes the cycle
+                loop = " -> ".join([*path[path.index(target) :], target])
+                message = f"allOf cycle {loop}: a schema cannot extend itself"
+                out.append(RawFinding(at, "schema-cycle", message))
+            else:
+                visit(target)
+        path.pop()
+        done.add(name)
+
+    for name in edges:
+        visit(name)
+    return out
+
+
 def webhook_payloads(document: dict[str, Any]) -> list[RawFinding]:
     out = []
     for here, _method, _item, op in operations(document):
@@ -325,7 +396,9 @@ CORE_RULES: dict[str, str] = {
     "schema": "error",  # a schema that is not valid JSON Schema
     "schema-repair": "warn",  # a 3.0 / 2019-09 leftover in a 3.1 schema, read as meant
     "ref": "error",
-    "operation-id-unique": "error",
+    # the spec requires unique operationIds; the generator numbers a repeated one (generated
+    # documents such as grpc-gateway's repeat them for each extra binding). House: an error.
+    "operation-id-unique": "warn",
     "path-params": "error",
     "no-operations": "warn",
     "python-name": "warn",
@@ -335,6 +408,8 @@ CORE_RULES: dict[str, str] = {
     "no-body-status": "warn",
     "parameter-repair": "warn",  # a path parameter not marked required, or not declared
     "pattern": "warn",  # a `pattern` no regular expression engine of pydantic compiles
+    "schema-cycle": "error",  # a schema that extends itself through allOf
+    "document-repair": "warn",  # info.version written as a number, read as a string
 }
 CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     dangling_refs,
@@ -345,4 +420,5 @@ CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     schemas_checks,
     webhook_payloads,
     no_body_statuses,
+    allof_cycles,
 )

@@ -23,6 +23,20 @@ def test_yaml_is_read_as_json_types(tmp_path: Path) -> None:
     }
 
 
+def test_a_plain_equals_sign_is_a_string(tmp_path: Path) -> None:
+    """LeanIX's filter examples (`comparator: =`): ruamel resolves a plain `=` to YAML 1.1's
+    "value key" type, which has no constructor: the document was refused as invalid YAML."""
+    path = write(tmp_path / "a.yaml", "comparator: =\nops: [=, '!=']\nkey: {=: 1}\n")
+    assert read_yaml(path) == {"comparator": "=", "ops": ["=", "!="], "key": {"=": 1}}
+
+
+def test_binary_data_stays_its_base64_text(tmp_path: Path) -> None:
+    """SAP's examples (`DEBITCREDITCODE: !!binary AA==`): ruamel made bytes, which the build
+    could not write as JSON (TypeError, exit 2)."""
+    path = write(tmp_path / "a.yaml", "code: !!binary |-\n  AA==\nlist: [!!binary AQI=]\n")
+    assert read_yaml(path) == {"code": "AA==", "list": ["AQI="]}
+
+
 def multi_file(root: Path) -> Path:
     write(
         root / "paths" / "droplets.yaml",

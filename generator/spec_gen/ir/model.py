@@ -177,7 +177,10 @@ class Response:
             kinds.discard("json")  # JSON without a schema beside text or bytes: no model to send
         if len(kinds) == 1:
             return kinds.pop() if self.model or "json" not in kinds else "json"
-        return "mixed" if "json" in kinds else min(kinds)
+        if "json" in kinds and self.model:
+            return "mixed"
+        # JSON without a schema beside text or bytes: answered as those (no model to send)
+        return min(kinds - {"json"})
 
     @property
     def raw_media(self) -> Media | None:

@@ -46,9 +46,17 @@ OPERATION_RESERVED = HANDLER_RESERVED | {
 
 def module_identifier(text: str, taken: set[str]) -> str:
     """A module name for a tag, also a keyword argument of `create_api_router`; at most
-    `MODULE_NAME_MAX` characters (a file name has at most 255 bytes)."""
+    `MODULE_NAME_MAX` characters (a file name has at most 255 bytes).
+
+    Never a builtin's name: importing `.list` from a package binds `list` in the package's
+    `__init__`, which then cannot spell `list[str]`."""
     name = snake(text).rstrip("_")[:MODULE_NAME_MAX].rstrip("_") or "default"
-    if keyword.iskeyword(name) or name in HANDLER_RESERVED or name.startswith("__"):
+    if (
+        keyword.iskeyword(name)
+        or name in HANDLER_RESERVED
+        or name in _BUILTINS
+        or name.startswith("__")
+    ):
         name += "_"
     if name[0].isdigit():
         name = "_" + name

@@ -18,6 +18,9 @@ from .names import identifier, unique
 from .nodes import NO_BODY, example, extensions, is_enum, is_primitive, status_key, variant_schema
 from .schemas import SCHEMA_REF, SchemaSet, rewrite_refs, variant
 
+# keywords that give a schema a shape of its own beside its allOf
+STRUCTURAL = ("type", "properties", "items", "enum", "const", "oneOf", "anyOf", "not")
+
 
 class Parts:
     """The parts of an operation (types, parameters, headers, bodies, responses) as IR."""
@@ -35,7 +38,7 @@ class Parts:
         components = rewrite_refs(
             {k: v for k, v in components.items() if k != "schemas"}, self.set.renames
         )
-        components["schemas"] = rewrite_refs(renamed, self.set.renames)
+        components["schemas"] = rewrite_refs(renamed, self.set.renames, names=True)
         doc["components"] = components
         self.doc = doc
 
@@ -75,6 +78,18 @@ class Parts:
     ) -> tuple[str, bool, bool]:
         """Python annotation of a parameter or header schema, nullable, and whether it is a
         scalar type FastAPI reads natively (a primitive or an enum)."""
+        members = schema.get("allOf")
+        if (
+            isinstance(members, list)
+            and len(members) == 1
+            and isinstance(members[0], dict)
+            and "$ref" in members[0]
+            and not any(k in schema for k in STRUCTURAL)
+        ):
+            # `allOf: [$ref]` beside a default or description (3.0's way to annotate a $ref):
+            # the referenced type itself (hoisted, it would be a class that is only an alias,
+            # which datamodel-code-generator does not write)
+            return self.annotation(members[0], hoist, pointer + "/allOf/0")
         cls = self.class_ref(schema)
         if cls is not None or isinstance(schema.get("$ref"), str):
             target = self.deref(schema)

@@ -20,12 +20,28 @@ from .names import class_name
 SCHEMA_REF = "#/components/schemas/"
 
 
-def rewrite_refs(node: Any, renames: dict[str, str]) -> Any:
+# keys whose value maps names (of properties, components, headers...) to objects: a name
+# there may be anything (`mapping`, `x-total`), never a keyword nor an extension
+NAME_MAPS = frozenset(
+    {
+        "properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
+        "schemas", "responses", "parameters", "requestBodies", "headers", "encoding",
+        "callbacks", "pathItems", "webhooks", "links", "content", "examples",
+    }
+)  # fmt: skip
+
+
+def rewrite_refs(node: Any, renames: dict[str, str], names: bool = False) -> Any:
     """A copy of `node` with `#/components/schemas/<old>` refs pointing at the new names.
 
-    `x-` extensions are left as written: they are not schemas.
+    `x-` extensions are left as written: they are not schemas. `names`: `node` maps names to
+    objects (a schema's `properties`, `components.schemas`): its keys are not keywords, so
+    a property called `mapping` or `x-total` is a schema like any other. A discriminator's
+    `mapping` holds refs as plain strings.
     """
     if isinstance(node, dict):
+        if names:
+            return {key: rewrite_refs(value, renames) for key, value in node.items()}
         out = {}
         for key, value in node.items():
             if isinstance(key, str) and key.startswith("x-"):
@@ -35,10 +51,18 @@ def rewrite_refs(node: Any, renames: dict[str, str]) -> Any:
                 head, sep, rest = target.partition("/")
                 name = _unescape(head)
                 out[key] = SCHEMA_REF + escape(renames.get(name, name)) + sep + rest
-            elif key == "mapping" and isinstance(value, dict):
-                out[key] = {k: _rewrite_mapping(v, renames) for k, v in value.items()}
+            elif key == "discriminator" and isinstance(value, dict):
+                mapping = value.get("mapping")
+                out[key] = {
+                    **rewrite_refs(value, renames),
+                    **(
+                        {"mapping": {k: _rewrite_mapping(v, renames) for k, v in mapping.items()}}
+                        if isinstance(mapping, dict)
+                        else {}
+                    ),
+                }
             else:
-                out[key] = rewrite_refs(value, renames)
+                out[key] = rewrite_refs(value, renames, key in NAME_MAPS)
         return out
     if isinstance(node, list):
         return [rewrite_refs(v, renames) for v in node]

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..examples import param_example, request_example
 from ..ir import Api, Operation, Param, schema_ref_name
+from ..ir.nodes import is_enum
 from ..naming import snake
 from ..render import names_in
 from . import Target, client_wire
@@ -70,6 +71,7 @@ class ClientOp:
     accept_arg: str | None = None  # the keyword choosing one of several answer media types
     stream_method: str | None = None  # `<method>_stream`: the answer read incrementally
     body_type: str | None = None  # `body=`'s precise union / sequence type, when it has one
+    body_enums: frozenset[str] = frozenset()  # body models that are enum classes
 
     @property
     def accepts(self) -> tuple[str, ...]:
@@ -131,7 +133,7 @@ class ClientOp:
 
     @property
     def media(self) -> str:
-        return client_wire.media_expression(self.op.body)
+        return client_wire.media_expression(self.op.body, self.body_enums)
 
     @property
     def content_type_arg(self) -> str | None:
@@ -305,7 +307,8 @@ def client_op(
     model = op.success.model
     page = _page_style(op)
     data = _data_annotation(api, model, known) if model else None
-    raw = client_wire.raw_result(op.success)
+    enum = bool(model) and is_enum(api.schemas.get(model or "") or {})
+    raw = client_wire.raw_result(op.success, enum)
     if raw is not None:
         page = None
         returns, parse = raw
@@ -317,13 +320,20 @@ def client_op(
         returns, parse = data, f"{model}.model_validate_json(response.content).data"
     else:
         page = None
-        returns, parse = model, f"{model}.model_validate_json(response.content)"
+        returns, parse = model, client_wire.parse_json(model, enum)
     tier = op.tier
     safe = tier != "billable" and (op.method in IDEMPOTENT_METHODS or tier == "read")
     own = token_param(api, op, table if table is not None else schemes(api, ""))
     token, token_scheme = own if own else (None, None)
     body_model = op.body.model if op.body else None
-    return ClientOp(op, returns, parse, body_model, safe, token, page, token_scheme)
+    body_enums = frozenset(
+        m.model
+        for m in client_wire.body_media(op.body)
+        if m.model and is_enum(api.schemas.get(m.model) or {})
+    )
+    return ClientOp(
+        op, returns, parse, body_model, safe, token, page, token_scheme, body_enums=body_enums
+    )
 
 
 def models_used(view: ClientOp, known: set[str]) -> set[str]:

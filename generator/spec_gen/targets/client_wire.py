@@ -63,12 +63,15 @@ def body_media(body: Body | None) -> list[Media]:
     return [Media(body.content_type, "json", body.model, body.schema)]
 
 
-def media_expression(body: Body | None) -> str:
-    """`(_wire.MediaType(...), ...)`: what the runtime needs to encode each media type."""
+def media_expression(body: Body | None, enums: frozenset[str] = frozenset()) -> str:
+    """`(_wire.MediaType(...), ...)`: what the runtime needs to encode each media type.
+
+    `enums`: body models that are enum classes, not pydantic models: sent as given (an enum
+    member is its JSON value), never validated into them."""
     parts = []
     for m in body_media(body):
         args = [repr(m.content_type), repr(m.kind)]
-        if m.model is not None and m.kind in ("json", "form", "multipart"):
+        if m.model is not None and m.kind in ("json", "form", "multipart") and m.model not in enums:
             args.append(f"model={m.model}")
         files = tuple(f.name for f in m.fields if f.is_file)
         json_fields = tuple(f.name for f in m.fields if f.is_json)
@@ -112,8 +115,17 @@ def response_kind(response: Response) -> str:
     return "json" if response.model else "none"
 
 
-def raw_result(response: Response) -> tuple[str, str] | None:
-    """(annotation, parse expression) for a success answer that is not (only) JSON."""
+def parse_json(model: str, enum: bool = False) -> str:
+    """The expression reading a JSON answer into `model`: an enum class (a response schema
+    that is only an `enum`) has no `model_validate_json`; it is called with the JSON value."""
+    if enum:
+        return f"{model}(response.json())"
+    return f"{model}.model_validate_json(response.content)"
+
+
+def raw_result(response: Response, enum: bool = False) -> tuple[str, str] | None:
+    """(annotation, parse expression) for a success answer that is not (only) JSON; `enum`:
+    its model is an enum class."""
     kind = response_kind(response)
     raw = getattr(response, "raw_media", None)
     plain = "str" if raw is not None and raw.kind == "text" else "bytes"
@@ -124,7 +136,7 @@ def raw_result(response: Response) -> tuple[str, str] | None:
         model = response.model
         return (
             f"{model} | {plain}",
-            f"{model}.model_validate_json(response.content) if _wire.is_json(response) else {read}",
+            f"{parse_json(model, enum)} if _wire.is_json(response) else {read}",
         )
     return None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -265,12 +266,132 @@ def _run_datamodel_codegen(
         )
     assert isinstance(source, str)
     source = bare_generics_typed(source)
-    if allof_overrides(document["components"]["schemas"]):
+    source = base_conflicts_ignored(source)
+    schemas = document["components"]["schemas"]
+    why = (
+        "allOf members redeclare fields of the class they extend"
+        if allof_overrides(schemas)
+        else "a union's default is its JSON value (pydantic validates it), or sits on each member"
+        if union_defaults(schemas)
+        else ""
+    )
+    if why:
         first, _, rest = source.partition("\n")
-        note = "# allOf members redeclare fields of the class they extend:\n"
-        note += '# mypy: disable-error-code="assignment"'
+        note = f'# {why}:\n# mypy: disable-error-code="assignment"'
         source = f"{first}\n{note}\n{rest}"
     return source
+
+
+def union_defaults(node: Any) -> bool:
+    """Whether a oneOf/anyOf schema has a `default`: datamodel-code-generator writes it as the
+    raw value of a field typed with the union's class (`batch_size: BatchSize = "auto"`,
+    pydantic validates it: `validate_default=True`) and copies it onto the members' classes
+    (`class BatchSize2(RootModel[int]): root: int = "auto"`); mypy reports each assignment."""
+    if isinstance(node, list):
+        return any(union_defaults(v) for v in node)
+    if not isinstance(node, dict):
+        return False
+    if "default" in node and ("oneOf" in node or "anyOf" in node):
+        return True
+    return any(union_defaults(v) for k, v in node.items() if k not in ("default", "example"))
+
+
+_IGNORE_BASES = "# type: ignore[misc, unused-ignore]"
+_MANY_BASES = re.compile(r"^class \w+\(\s*\w+\s*,", re.MULTILINE)
+
+
+def base_conflicts_ignored(source: str) -> str:
+    """Classes whose bases declare one field with different types, marked for mypy.
+
+    datamodel-code-generator writes `allOf: [Base, {anyOf: [...], properties: ...}]` as
+    `class X4(X1, X3)`, where X1 (an anyOf branch with the properties) narrows a field X3
+    inherits from Base (`object: ObjectEnum` against `object: str`). pydantic takes the first
+    base's field, as the document means; mypy wants the same type in both bases (`Definition
+    of "object" in base class "X1" is incompatible with definition in base class "X3"`,
+    [misc]). Such a class header gets a `type: ignore` on its first line (ruff keeps a comment
+    after the opening parenthesis there); `unused-ignore` keeps it quiet where mypy finds the
+    two types equivalent after all.
+    """
+    if not _MANY_BASES.search(source):  # the common case: not worth parsing the module
+        return source
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    fields = {name: _declared(node) for name, node in classes.items()}
+    bases = {
+        name: [b.id for b in node.bases if isinstance(b, ast.Name) and b.id in classes]
+        for name, node in classes.items()
+    }
+    orders: dict[str, list[str]] = {}
+
+    def order(name: str, around: frozenset[str] = frozenset()) -> list[str]:
+        """The class and its ancestors in this module, nearest first (depth first, each once:
+        close enough to the MRO for telling ancestors apart)."""
+        if name not in orders:
+            found = [name]
+            for base in bases[name]:
+                if base not in around:
+                    found += [c for c in order(base, around | {name}) if c not in found]
+            orders[name] = found
+        return orders[name]
+
+    marked: list[ast.ClassDef] = []
+    for name, node in classes.items():
+        if len(node.bases) < 2:
+            continue
+        mro = order(name)[1:]
+        own = fields[name]
+        if any(
+            field not in own
+            and field in fields[other]
+            and other not in order(base)
+            and fields[base][field] != fields[other][field]
+            for i, base in enumerate(mro)
+            for field in fields[base]
+            for other in mro[i + 1 :]
+        ):
+            marked.append(node)
+    if not marked:
+        return source
+    lines = source.split("\n")
+    for node in sorted(marked, key=lambda n: n.lineno, reverse=True):
+        start, end = node.lineno - 1, node.body[0].lineno - 1
+        header = " ".join(line.strip() for line in lines[start:end])
+        head, paren, rest = header.partition("(")
+        if not paren or not rest.endswith("):"):
+            continue
+        lines[start:end] = [f"{head}(  {_IGNORE_BASES}", f"    {rest[:-2]}", "):"]
+    return "\n".join(lines)
+
+
+class _Unannotated(ast.NodeTransformer):
+    """`Annotated[T, ...]` read as `T`: mypy compares the types, not the constraints."""
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        if isinstance(node.value, ast.Name) and node.value.id == "Annotated":
+            inner = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
+            found: ast.AST = self.visit(inner)
+            return found
+        return self.generic_visit(node)
+
+
+def _union(node: ast.expr) -> list[ast.expr]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _union(node.left) + _union(node.right)
+    return [node]
+
+
+def _declared(node: ast.ClassDef) -> dict[str, str]:
+    """Fields a class body declares, each with its type (members of a union sorted)."""
+    found = {}
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            annotation = _Unannotated().visit(stmt.annotation)
+            members = sorted(ast.dump(member) for member in _union(annotation))
+            found[stmt.target.id] = " | ".join(members)
+    return found
 
 
 _BARE = re.compile(r"(?<![\w.\"'])(list|dict)(?=\]|\s*$|\s*\||\s*=|,)", re.MULTILINE)
