@@ -382,7 +382,6 @@ def null_fields(document: dict[str, Any]) -> list[tuple[str, str, str]]:
     return out
 
 
-
 def info_version(document: dict[str, Any]) -> list[tuple[str, str, str]]:
     """`info.version: 2.0` (YAML reads a number) is the string "2.0" the author meant."""
     info = document.get("info")

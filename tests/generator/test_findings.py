@@ -146,7 +146,8 @@ def test_findings_are_sorted_by_position_with_validator_findings_merged(tmp_path
     spec = write(tmp_path / "openapi.yaml", text)
     code, out = run_in(tmp_path, "validate", str(spec))
     assert code == 1
-    rules = re.findall(r"openapi\.yaml:(\d+):\d+: error \[([\w-]+)\]", out)
+    # a repeated operationId is a warning of the default profile, the validator's an error
+    rules = re.findall(r"openapi\.yaml:(\d+):\d+: (?:error|warning) \[([\w-]+)\]", out)
     assert [rule for _, rule in rules] == ["operation-id-unique", "openapi"], out
     assert [int(n) for n, _ in rules] == sorted(int(n) for n, _ in rules)
 
