@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 from spec_gen.cli import main
@@ -37,3 +41,13 @@ def line_of(text: str, needle: str, occurrence: int = 1) -> int:
 def column_of(text: str, needle: str) -> int:
     line = text.splitlines()[line_of(text, needle) - 1]
     return line.index(needle) + 1
+
+
+def run_json(directory: Path, script: str) -> Any:
+    """Run a Python `script` in `directory` (a generated server's folder, say) in a fresh
+    interpreter; what it printed, read as JSON (the test fails with its stderr otherwise)."""
+    ran = subprocess.run(
+        [sys.executable, "-c", script], cwd=directory, capture_output=True, text=True, check=False
+    )
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout)

@@ -5,14 +5,11 @@ pattern no engine compiles is a `pattern` warning at its node."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from spec_gen.patterns import readable, rewritten
-from spec_helpers import line_of, run_in, write
+from spec_helpers import line_of, run_in, run_json, write
 
 
 def test_ecma_spellings_are_rewritten_to_their_meaning() -> None:
@@ -101,15 +98,7 @@ def test_patterns_pydantic_refused_build_and_are_checked(tmp_path: Path) -> None
     assert len(warnings) == 2, output
     assert warnings[0].startswith(f"openapi.yaml:{line_of(SPEC, '[a-')}:"), warnings
     assert warnings[1].startswith(f"openapi.yaml:{line_of(SPEC, '(?<')}:"), warnings
-    ran = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        cwd=tmp_path / "out/server",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert ran.returncode == 0, ran.stderr
-    answers = json.loads(ran.stdout)
+    answers = run_json(tmp_path / "out/server", SCRIPT)
     mismatch = [422, ["string_pattern_mismatch"]]
     assert answers == {
         "/files/x": [200, []],

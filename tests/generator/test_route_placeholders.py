@@ -5,12 +5,9 @@ parameter's Python name; the client still sends the path as the document writes 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from spec_helpers import run_in, write
+from spec_helpers import run_in, run_json, write
 
 SPEC = """\
 openapi: 3.0.3
@@ -86,15 +83,7 @@ def test_placeholders_starlette_cannot_read_are_routed(tmp_path: Path) -> None:
         tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", "--typecheck"
     )
     assert code == 0, output
-    ran = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        cwd=tmp_path / "out/server",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert ran.returncode == 0, ran.stderr
-    assert json.loads(ran.stdout) == {
+    assert run_json(tmp_path / "out/server", SCRIPT) == {
         "/users/5/items/x": [200, "5 'x'"],
         "/users/five/items/x": [422, "int_parsing"],
         "/colors/.red,blue": [200, "['red', 'blue']"],

@@ -4,12 +4,9 @@ a response of it beside text answers the text (it was typed `None | str`: mypy r
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from spec_helpers import run_in, write
+from spec_helpers import run_in, run_json, write
 
 SPEC = """\
 openapi: 3.0.3
@@ -77,15 +74,7 @@ def test_schemaless_json_bodies_take_any_json_and_type_check(tmp_path: Path) -> 
     interfaces = (tmp_path / "out/server/api_server/interfaces/default.py").read_text("utf-8")
     assert "body: Any," in interfaces
     assert "body: Any | str," in interfaces
-    ran = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        cwd=tmp_path / "out/server",
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert ran.returncode == 0, ran.stderr
-    assert json.loads(ran.stdout) == {
+    assert run_json(tmp_path / "out/server", SCRIPT) == {
         "answers": [204, 204, "done", "done"],
         "seen": [{"x": [1, 2]}, [True], {"y": None}, "hi"],
     }
