@@ -15,7 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .cache import CACHE_DIR, remember_build, sha, tool_versions, unchanged_since_last_build
+from .cache import (
+    CACHE_DIR,
+    models_warm_up_wanted,
+    remember_build,
+    sha,
+    tool_versions,
+    unchanged_since_last_build,
+)
 from .config import Config
 from .errors import at
 from .findings import Finding, RawFinding
@@ -34,6 +41,7 @@ from .validate import (
     validate_bundle,
 )
 from .verify import Verifier
+from .worker import ForkedWorker
 
 DOCS_PAGE = "docs.html"  # the reference page inside the server package
 # below this many operations + schemas, starting a second probe interpreter costs more than
@@ -107,67 +115,84 @@ def render_tree(
     strict: bool = False,
     echo: Callable[[str], None] | None = None,
     verifier: Verifier | None = None,
+    models_worker: ForkedWorker | None = None,
 ) -> BuildResult:
     """Every output file, formatted, in memory.
 
     The slow steps run in forked processes while this process renders the templates:
-    datamodel-code-generator in one (started first: it imports and warms up while the spec
-    is read), openapi-spec-validator and the profile's rules in the other. Nothing is returned
-    (so nothing is written) unless the spec is valid. A `verifier` is started while the
-    models are still being generated, so its interpreters are ready when the tree is.
+    datamodel-code-generator in one (`models_worker`, started first: it imports and warms
+    up while the spec is read; `spec-gen build` starts it before it imports the generator,
+    and closes it), openapi-spec-validator and the profile's rules in the other. Nothing is
+    returned (so nothing is written) unless the spec is valid. A `verifier` is started while
+    the models are still being generated, so its interpreters are ready when the tree is.
     """
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
     from .targets.models import warm_up
 
+    owned = models_worker is None
+    if models_worker is None:
+        models_worker = ForkedWorker(warm_up if models_warm_up_wanted(cache_dir) else None)
     fork = get_context("fork")
-    with (
-        ProcessPoolExecutor(max_workers=1, mp_context=fork) as models_pool,
-        ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool,
-    ):
-        if cache_dir is None or not any(cache_dir.glob("models-*.py")):
-            # no models cached yet: datamodel-code-generator will run, warm it up meanwhile
-            # (with a cache, the models are usually read from it; warming would delay that)
-            models_pool.submit(warm_up)
-        with stage("bundle"):
-            spec_bundle = bundle(config.spec)
-        rules = ruleset(config.lint)
-        verdict = pool.submit(_validation_verdict, spec_bundle.document, cache_dir)
-
-        def refused() -> bool:  # the validator refuses the document: its findings explain
-            return any(f.severity == "error" for f in apply_profile(verdict.result(), rules))
-
-        # the rules run in the other worker while this process builds the IR and renders:
-        # when they stop the build, what was rendered is thrown away
-        checked = pool.submit(_rules_in_worker, spec_bundle.document, rules)
-        files = None
-        render_error: Exception | None = None
-        if not spec_bundle.problems:
-            try:
-                files = _render(config, spec_bundle, cache_dir, models_pool, verifier)
-            except Exception as exc:  # noqa: BLE001  (raised below unless the spec is refused)
-                render_error = exc
-        with stage("wait for the rules"):
-            found = checked.result()
+    with ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool:
         try:
-            raw = rule_findings(spec_bundle.document, rules) if found is None else found
-        except Exception:
-            if not refused():
-                raise
-            raw = []
-        stops = spec_bundle.problems or any(f.severity == "error" or strict for f in raw)
-        if stops:
-            files = None
-        elif render_error is not None and not refused():
-            raise render_error
-        with stage("wait for the validator"):
-            verdict.result()
-        raw = apply_profile(repair_findings(spec_bundle) + verdict.result(), rules) + raw
+            files, spec_bundle, raw = _checked_render(
+                config, cache_dir, pool, models_worker, verifier, strict
+            )
+        finally:
+            if owned:
+                models_worker.close()
     _settle(config, spec_bundle, raw, strict, echo)
     if files is None:  # _settle raises first; kept for the type checker
         raise SpecInvalid([])
     return BuildResult(files, spec_bundle.files)
+
+
+def _checked_render(
+    config: Config,
+    cache_dir: Path | None,
+    pool: ProcessPoolExecutor,
+    models_worker: ForkedWorker,
+    verifier: Verifier | None,
+    strict: bool,
+) -> tuple[dict[str, str] | None, Any, list[RawFinding]]:
+    """The rendered files (None when the findings stop the build), the bundle, the findings."""
+    with stage("bundle"):
+        spec_bundle = bundle(config.spec)
+    rules = ruleset(config.lint)
+    verdict = pool.submit(_validation_verdict, spec_bundle.document, cache_dir)
+
+    def refused() -> bool:  # the validator refuses the document: its findings explain
+        return any(f.severity == "error" for f in apply_profile(verdict.result(), rules))
+
+    # the rules run in the other worker while this process builds the IR and renders:
+    # when they stop the build, what was rendered is thrown away
+    checked = pool.submit(_rules_in_worker, spec_bundle.document, rules)
+    files = None
+    render_error: Exception | None = None
+    if not spec_bundle.problems:
+        try:
+            files = _render(config, spec_bundle, cache_dir, models_worker, verifier)
+        except Exception as exc:  # noqa: BLE001  (raised below unless the spec is refused)
+            render_error = exc
+    with stage("wait for the rules"):
+        found = checked.result()
+    try:
+        raw = rule_findings(spec_bundle.document, rules) if found is None else found
+    except Exception:
+        if not refused():
+            raise
+        raw = []
+    stops = spec_bundle.problems or any(f.severity == "error" or strict for f in raw)
+    if stops:
+        files = None
+    elif render_error is not None and not refused():
+        raise render_error
+    with stage("wait for the validator"):
+        verdict.result()
+    raw = apply_profile(repair_findings(spec_bundle) + verdict.result(), rules) + raw
+    return files, spec_bundle, raw
 
 
 def _rules_in_worker(document: dict[str, Any], rules: Any) -> list[RawFinding] | None:
@@ -184,7 +209,7 @@ def _render(
     config: Config,
     spec_bundle: Bundle,
     cache_dir: Path | None,
-    models_pool: ProcessPoolExecutor,
+    models_worker: ForkedWorker,
     verifier: Verifier | None,
 ) -> dict[str, str]:
     from .ir import build_ir
@@ -199,7 +224,7 @@ def _render(
         api = build_ir(spec_bundle.document)
     source = config.relative(config.spec)
     header = f"# generated by spec-gen from {source}; do not edit"
-    models = models_pool.submit(generate_models, models_document(api), header, cache_dir)
+    models = models_worker.submit(generate_models, models_document(api), header, cache_dir)
     known = set(api.schemas)
     uses_email = '"format": "email"' in json.dumps(api.schemas)
     pydantic_dep = "pydantic[email]>=2.7,<3" if uses_email else "pydantic>=2.7,<3"
@@ -353,9 +378,11 @@ def build(
     strict: bool = False,
     typecheck: bool = False,
     echo: Callable[[str], None] = print,
+    models_worker: ForkedWorker | None = None,
 ) -> list[Change]:
     """Render, verify (imports and mounts), write; `typecheck`: then mypy --strict the output.
 
+    `models_worker`: one already started (see `render_tree`); the caller closes it.
     Raises TypeCheckFailed when mypy finds errors in the written output.
     """
     if use_cache and unchanged_since_last_build(config):
@@ -367,7 +394,14 @@ def build(
     verifier = Verifier(config.server_package, config.client_package)
     staged: Staging | None = None
     try:
-        result = render_tree(config, cache_dir, strict=strict, echo=echo, verifier=verifier)
+        result = render_tree(
+            config,
+            cache_dir,
+            strict=strict,
+            echo=echo,
+            verifier=verifier,
+            models_worker=models_worker,
+        )
         old = existing_files(config.output)
         found = changes(old, result.files)
         # the new files are written beside the output while the probes check them; moved
@@ -408,10 +442,18 @@ def _typecheck(config: Config, echo: Callable[[str], None]) -> None:
         raise TypeCheckFailed(report.splitlines()[-1] if report else "mypy failed")
 
 
-def check(config: Config, echo: Callable[[str], None] = print, *, strict: bool = False) -> bool:
+def check(
+    config: Config,
+    echo: Callable[[str], None] = print,
+    *,
+    strict: bool = False,
+    models_worker: ForkedWorker | None = None,
+) -> bool:
     verifier = Verifier(config.server_package, config.client_package)
     try:
-        result = render_tree(config, None, strict=strict, echo=echo, verifier=verifier)
+        result = render_tree(
+            config, None, strict=strict, echo=echo, verifier=verifier, models_worker=models_worker
+        )
         verifier.check(result.files)
     finally:
         verifier.close()

@@ -18,6 +18,13 @@ from .tree import existing_files
 CACHE_DIR = ".spec-gen-cache"
 
 
+def models_warm_up_wanted(cache_dir: Path | None) -> bool:
+    """Whether datamodel-code-generator will likely run, so its worker should warm it up
+    while the spec is read: not when the cache holds models (they are usually read from it,
+    and a warm-up would delay that)."""
+    return cache_dir is None or not any(cache_dir.glob("models-*.py"))
+
+
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -236,17 +236,38 @@ def build(
         if unchanged_since_last_build(config):
             click.echo("nothing changed")
             return
-    from . import build as builder
+    from .cache import CACHE_DIR, models_warm_up_wanted
+    from .worker import ForkedWorker
 
-    if check:
-        sys.exit(0 if builder.check(config, echo=click.echo, strict=strict) else 1)
-    try:
-        builder.build(
-            config, use_cache=not no_cache, strict=strict, typecheck=typecheck, echo=click.echo
-        )
-    except builder.TypeCheckFailed as failed:
-        click.echo(f"spec-gen: the generated code fails mypy --strict: {failed}", err=True)
-        sys.exit(1)
+    # the models worker starts now, before the generator is imported here: it imports and
+    # warms up datamodel-code-generator while this process imports, reads the spec and
+    # builds the IR (a build with nothing to generate closes it at once)
+    cache_dir = None if check or no_cache else config.root / CACHE_DIR
+    with ForkedWorker(_warm_up_models if models_warm_up_wanted(cache_dir) else None) as worker:
+        from . import build as builder
+
+        if check:
+            passed = builder.check(config, echo=click.echo, strict=strict, models_worker=worker)
+            sys.exit(0 if passed else 1)
+        try:
+            builder.build(
+                config,
+                use_cache=not no_cache,
+                strict=strict,
+                typecheck=typecheck,
+                echo=click.echo,
+                models_worker=worker,
+            )
+        except builder.TypeCheckFailed as failed:
+            click.echo(f"spec-gen: the generated code fails mypy --strict: {failed}", err=True)
+            sys.exit(1)
+
+
+def _warm_up_models() -> None:
+    """The models worker's first call (imported there, not here)."""
+    from .targets.models import warm_up
+
+    warm_up()
 
 
 @main.command()
