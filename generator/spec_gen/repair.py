@@ -340,6 +340,8 @@ def repair(
     fixer.run()
     if version is not None:
         document["openapi"] = version  # run() stamps 3.1.0; keep what the author wrote
+    else:  # nor invent one: the validator reports the missing field
+        document.pop("openapi", None)
     return (
         fixer.moved,
         nulls + fixer.repairs + path_parameters(document) + info_version(document),

@@ -60,6 +60,16 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
     A key the object does not define (a stray keyword) is a warning: it is ignored, as other
     generators do; `--strict` makes it an error.
     """
+    if "openapi" not in document and "swagger" in document:  # one finding says it all
+        version = document["swagger"]
+        return [
+            RawFinding(
+                "/swagger",
+                "openapi",
+                f"a Swagger {version} (OpenAPI 2) document: spec-gen reads OpenAPI 3.0 and "
+                "3.1; convert it first (for instance `npx swagger2openapi IN -o OUT.yaml`)",
+            )
+        ]
     errors = [(join_pointer("", *path), message) for path, message in _structure_errors(document)]
     out = []
     for pointer, message in errors:
@@ -77,6 +87,9 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
             )
             continue
         stray = STRAY.match(message)
+        if pointer == "/openapi" and "does not match" in message:
+            version = json.dumps(document.get("openapi"))
+            message = f"OpenAPI {version} is not a version spec-gen reads (3.0.x and 3.1.x)"
         if stray is None:
             out.append(RawFinding(pointer, "openapi", message))
             continue
