@@ -151,8 +151,77 @@ def _resolved(folder: Path, relative: str) -> Path:
     return (folder / relative).resolve()
 
 
+# what one file may be: deeper than this, the recursive steps after loading would run out of
+# stack (real documents stay under 40); its YAML aliases may not add more than MAX_ALIASED
+# values when expanded (a "billion laughs" document: a few lines that expand to billions)
+MAX_DEPTH = 200
+MAX_ALIASED = 1_000_000
+
+
+def _shape_problem(value: Any) -> str | None:
+    """Why `value` (as loaded, aliases shared) is too deep, too big expanded, or cyclic.
+
+    Measured without expanding anything: each mapping or list once (by identity), its
+    height and expanded size from its children's.
+    """
+    measured: dict[int, tuple[int, int]] = {}  # id -> (height, values when expanded)
+    written = 0  # values as written: each mapping or list once, with its scalars
+    open_: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, closing = stack.pop()
+        key = id(node)
+        if key in measured:
+            continue
+        children = list(node.values()) if isinstance(node, dict) else node
+        if not closing:
+            if key in open_:
+                return "a YAML alias refers to a mapping or list that contains it (a cycle)"
+            open_.add(key)
+            stack.append((node, True))
+            for child in children:
+                if isinstance(child, (dict, list)):
+                    if id(child) in open_:
+                        return "a YAML alias refers to a mapping or list that contains it (a cycle)"
+                    stack.append((child, False))
+            continue
+        height, size = 1, 1
+        written += 1
+        for child in children:
+            if isinstance(child, (dict, list)):
+                child_height, child_size = measured[id(child)]
+                height = max(height, child_height + 1)
+                size += child_size
+            else:
+                size += 1
+                written += 1
+        open_.discard(key)
+        measured[key] = (height, size)
+        if height > MAX_DEPTH:
+            return f"nested more than {MAX_DEPTH} levels deep"
+        if size - written > MAX_ALIASED:
+            return f"its YAML aliases expand it by more than {MAX_ALIASED:,} values"
+    return None
+
+
 def read_yaml(path: Path) -> Any:
-    """Parse one YAML (or JSON) file into plain JSON values (YAML 1.2, strings for dates)."""
+    """Parse one YAML (or JSON) file into plain JSON values (YAML 1.2, strings for dates).
+
+    A file nested deeper than MAX_DEPTH, or whose aliases add more than MAX_ALIASED values or
+    make a cycle, is refused (SpecError) before anything walks it.
+    """
+    try:
+        value = _parse(path)
+    except RecursionError:
+        raise SpecError(path, 1, 1, f"refused: nested more than {MAX_DEPTH} levels deep") from None
+    if isinstance(value, (dict, list)):
+        problem = _shape_problem(value)
+        if problem is not None:
+            raise SpecError(path, 1, 1, f"refused: {problem}")
+    return value
+
+
+def _parse(path: Path) -> Any:
     from ruamel.yaml.error import YAMLError
 
     try:
