@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import keyword
 import re
+import unicodedata
 
+# Latin letters that have no decomposition into a base letter and a mark
+_LETTERS = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe",
+                          "Œ": "OE", "đ": "d", "Đ": "D", "ł": "l", "Ł": "L", "þ": "th"})  # fmt: skip
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|_)|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 # Names a generated module must not shadow (builtins used in annotations, typing, pydantic).
@@ -33,6 +37,11 @@ RESERVED = frozenset(
 
 
 def words(text: str) -> list[str]:
+    """The ASCII words of `text`; accented letters count as their base letter (`élèves` ->
+    `eleves`), other characters separate words."""
+    if not text.isascii():
+        decomposed = unicodedata.normalize("NFKD", text.translate(_LETTERS))
+        text = "".join(c for c in decomposed if not unicodedata.combining(c))
     return _WORD.findall(text.replace("-", " ").replace(".", " "))
 
 

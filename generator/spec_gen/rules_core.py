@@ -105,7 +105,33 @@ def dangling_refs(document: dict[str, Any]) -> list[RawFinding]:
                 resolves[ref] = False
         if not resolves[ref]:
             out.append(RawFinding(pointer, "ref", f"$ref {ref!r} points at nothing"))
+        elif _ref_loops(document, ref):
+            out.append(
+                RawFinding(
+                    pointer,
+                    "ref",
+                    f"$ref {ref!r} leads back to itself through $refs only: it never reaches "
+                    "a definition",
+                )
+            )
     return out
+
+
+def _ref_loops(document: dict[str, Any], ref: str) -> bool:
+    """Whether following `ref` meets only `$ref`s until one repeats."""
+    seen = {ref}
+    while True:
+        try:
+            node = resolve_pointer(document, unquote(ref[1:]))
+        except (KeyError, IndexError, ValueError, TypeError):
+            return False
+        following = node.get("$ref") if isinstance(node, dict) else None
+        if not isinstance(following, str) or not following.startswith("#"):
+            return False
+        ref = following
+        if ref in seen:
+            return True
+        seen.add(ref)
 
 
 def deref(document: dict[str, Any], node: Any) -> Any:
