@@ -365,3 +365,80 @@ def _reaches(schemas: SchemaSet, start: str, targets: set[str]) -> bool:
         seen.add(name)
         todo.extend(_refs(schemas.schemas[name]))
     return False
+
+
+# keys whose values are data, not schemas: never rewritten
+_DATA = frozenset({"default", "example", "examples", "enum", "const"})
+
+
+def deep_refs_followed(schemas: dict[str, Any]) -> dict[str, Any]:
+    """The schemas with every ref into a class's inside (`#/components/schemas/Pet/properties/
+    owner/properties/address`) re-pointed through the classes hoisted on the way
+    (`#/components/schemas/Owner/properties/address`, or `#/components/schemas/Address` when
+    it lands on a class): the inline schemas a pointer walks through are refs once hoisted,
+    and a ref cannot be walked into (datamodel-code-generator would write `Any`)."""
+    memo: dict[str, str] = {}
+
+    def rewrite(node: Any, names: bool = False) -> Any:
+        if isinstance(node, list):
+            return [rewrite(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        out = {}
+        for key, value in node.items():
+            if names:
+                out[key] = rewrite(value)
+            elif (isinstance(key, str) and key.startswith("x-")) or key in _DATA:
+                out[key] = value
+            elif key == "$ref" and isinstance(value, str) and value.startswith(SCHEMA_REF):
+                if value not in memo:
+                    memo[value] = _followed(schemas, value)
+                out[key] = memo[value]
+            else:
+                out[key] = rewrite(value, names=key in NAME_MAPS)
+        return out
+
+    return {name: rewrite(schema) for name, schema in schemas.items()}
+
+
+def _class_of(node: Any) -> str | None:
+    """The class `node` stands for once hoisted: a ref to it (with annotations beside it),
+    or that ref or null."""
+    if not isinstance(node, dict):
+        return None
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith(SCHEMA_REF) and "/" not in ref[len(SCHEMA_REF) :]:
+        return _unescape(ref[len(SCHEMA_REF) :])
+    members = node.get("anyOf")
+    if isinstance(members, list) and len(members) == 2 and {"type": "null"} in members:
+        other = members[0] if members[1] == {"type": "null"} else members[1]
+        if isinstance(other, dict) and set(other) == {"$ref"}:
+            return _class_of(other)
+    return None
+
+
+def _followed(schemas: dict[str, Any], ref: str) -> str:
+    tokens = [_unescape(t) for t in ref[len(SCHEMA_REF) :].split("/")]
+    cls, rest = tokens[0], tokens[1:]
+    if not rest or cls not in schemas:
+        return ref
+    node: Any = schemas[cls]
+    done = 0
+    for _ in range(len(rest) + 64):  # each step consumes a token or enters a class
+        hop = _class_of(node)
+        if hop is not None and hop in schemas and (done == len(rest) or rest[done] != "anyOf"):
+            cls, rest, done, node = hop, rest[done:], 0, schemas[hop]
+            if not rest:
+                break
+            continue
+        if done == len(rest):
+            break
+        token = rest[done]
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return ref  # not in the hoisted schemas: left as written
+        done += 1
+    return SCHEMA_REF + "/".join(escape(t) for t in [cls, *rest])

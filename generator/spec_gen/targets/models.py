@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import patterns
 from ..ir import Api
+from ..ir.schemas import deep_refs_followed
 from ..timings import stage
 
 OPTIONS: dict[str, Any] = {
@@ -62,7 +63,11 @@ def models_document(api: Api) -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": api.title or "API", "version": api.version or "0"},
         "paths": {},
-        "components": {"schemas": model_ready(inline_primitive_refs(api.schemas, api.schemas))},
+        "components": {
+            "schemas": model_ready(
+                inline_primitive_refs(deep_refs_followed(api.schemas), api.schemas)
+            )
+        },
     }
 
 
