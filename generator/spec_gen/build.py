@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from .cache import (
 )
 from .config import Config
 from .errors import at
-from .findings import Finding, RawFinding
+from .findings import WARNING, Finding, RawFinding
 from .load import Bundle, bundle
 from .profiles import ruleset
 from .result import BuildResult
@@ -170,10 +171,11 @@ def _checked_render(
     # when they stop the build, what was rendered is thrown away
     checked = pool.submit(_rules_in_worker, spec_bundle.document, rules)
     files = None
+    notes: list[tuple[str, str]] = []
     render_error: Exception | None = None
     if not spec_bundle.problems:
         try:
-            files = _render(config, spec_bundle, cache_dir, models_worker, verifier)
+            files, notes = _render(config, spec_bundle, cache_dir, models_worker, verifier)
         except Exception as exc:  # noqa: BLE001  (raised below unless the spec is refused)
             render_error = exc
     with stage("wait for the rules"):
@@ -184,6 +186,10 @@ def _checked_render(
         if not refused():
             raise
         raw = []
+    # what datamodel-code-generator warned about: a warning of the `models` rule
+    raw += apply_profile(
+        [RawFinding(pointer, "models", note, WARNING) for pointer, note in notes], rules
+    )
     stops = spec_bundle.problems or any(f.severity == "error" or strict for f in raw)
     if stops:
         files = None
@@ -211,7 +217,9 @@ def _render(
     cache_dir: Path | None,
     models_worker: ForkedWorker,
     verifier: Verifier | None,
-) -> dict[str, str]:
+) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """The rendered files, and what datamodel-code-generator warned about: (pointer of the
+    first class the warning names, else of the schemas; its text)."""
     from .ir import build_ir
     from .targets import Target
     from .targets.client import render_client
@@ -265,7 +273,8 @@ def _render(
         files = format_python(files)
     with at("/components/schemas"):  # an error of the models step names the schemas
         with stage("wait for the models"):
-            models_source = models.result()
+            models_source, notes = models.result()
+        located = [(_class_pointer(api.schema_pointers, note), note) for note in notes]
         missing = sorted(known - model_names(models_source))
         if missing:
             shown = ", ".join(missing[:10]) + (
@@ -293,7 +302,16 @@ def _render(
         files.update(format_python(model_files))
     if verifier is not None:
         verifier.feed("client", files)
-    return files
+    return files, located
+
+
+def _class_pointer(pointers: dict[str, str], text: str) -> str:
+    """The spec node of the first model class `text` names (`... is duplicated on Pet`)."""
+    for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        found = pointers.get(word)
+        if found:
+            return found
+    return "/components/schemas"
 
 
 def _form_dependency(api: Any) -> tuple[str, ...]:

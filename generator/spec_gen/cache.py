@@ -22,7 +22,7 @@ def models_warm_up_wanted(cache_dir: Path | None) -> bool:
     """Whether datamodel-code-generator will likely run, so its worker should warm it up
     while the spec is read: not when the cache holds models (they are usually read from it,
     and a warm-up would delay that)."""
-    return cache_dir is None or not any(cache_dir.glob("models-*.py"))
+    return cache_dir is None or not any(cache_dir.glob("models-*.json"))
 
 
 def sha(data: bytes) -> str:

@@ -278,6 +278,15 @@ def schemas_checks(document: dict[str, Any]) -> list[RawFinding]:
                 if problem:
                     out.append(RawFinding(join_pointer(here, "default"), "default", problem))
             out += _pattern_problems(node, here)
+            if isinstance(node.get("const"), (dict, list)):
+                out.append(
+                    RawFinding(
+                        join_pointer(here, "const"),
+                        "models",
+                        "a `const` object or array is not checked by the generated models: "
+                        "read as its type",
+                    )
+                )
             for key in node:
                 key = str(key)
                 if key not in SCHEMA_KEYWORDS and not key.startswith("x-"):
@@ -436,6 +445,7 @@ CORE_RULES: dict[str, str] = {
     "pattern": "warn",  # a `pattern` no regular expression engine of pydantic compiles
     "schema-cycle": "error",  # a schema that extends itself through allOf
     "document-repair": "warn",  # info.version written as a number, read as a string
+    "models": "warn",  # what datamodel-code-generator warned about while writing the models
 }
 CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     dangling_refs,

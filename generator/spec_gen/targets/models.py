@@ -6,6 +6,7 @@ import ast
 import hashlib
 import json
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,8 @@ def model_ready(node: Any) -> Any:
     - a `discriminator` outside a oneOf/anyOf (on an allOf base) is dropped: it would make
       the base's property `Literal['<BaseName>']` and every subclass's the class name;
     - `default: null` on a property that does not allow null is dropped;
+    - a `const` object or array is dropped, the schema read as its type (datamodel-code-
+      generator writes a field typed as the value's type with the default `None`);
     - a `pattern` (or `patternProperties` key) is written as pydantic compiles it
       (`patterns.readable`), dropped when neither of its engines does (the class would not
       import; the `pattern` rule warns).
@@ -89,6 +92,9 @@ def model_ready(node: Any) -> Any:
         k: (v if isinstance(k, str) and k.startswith("x-") else model_ready(v))
         for k, v in node.items()
     }
+    if isinstance(out.get("const"), (dict, list)):  # the `models` rule warns: read as its type
+        value = out.pop("const")
+        out.setdefault("type", "object" if isinstance(value, dict) else "array")
     if "discriminator" in out and not ("oneOf" in out or "anyOf" in out):
         del out["discriminator"]
     if "default" in out and out["default"] is None and not _allows_null(out):
@@ -229,26 +235,37 @@ def warm_up() -> None:
         _run_datamodel_codegen(_WARM_UP, "#", "models: warm-up run")
 
 
-def generate_models(document: dict[str, Any], header: str, cache_dir: Path | None) -> str:
-    """The models module source; reused from the cache when the schemas are unchanged."""
+_CACHE_FORMAT = 2  # raise when what generate_models returns for the same input changes
+
+
+def generate_models(
+    document: dict[str, Any], header: str, cache_dir: Path | None
+) -> tuple[str, list[str]]:
+    """The models module source and what datamodel-code-generator warned about while writing
+    it (a ref it could not follow, ...); reused from the cache when the schemas are unchanged."""
+    from importlib.metadata import version
+
+    # the cached answer depends on the tool's version and on what this module makes of it
+    made_by = [version("datamodel-code-generator"), _CACHE_FORMAT]
     key = hashlib.sha256(
-        json.dumps([document, OPTIONS, header], sort_keys=True).encode()
+        json.dumps([document, OPTIONS, header, made_by], sort_keys=True).encode()
     ).hexdigest()[:32]
-    cached = cache_dir / f"models-{key}.py" if cache_dir else None
+    cached = cache_dir / f"models-{key}.json" if cache_dir else None
     if cached is not None and cached.is_file():
-        return cached.read_text(encoding="utf-8")
-    source = _run_datamodel_codegen(document, header)
+        kept = json.loads(cached.read_text(encoding="utf-8"))
+        return kept["source"], kept["notes"]
+    source, notes = _run_datamodel_codegen(document, header)
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        for old in cached.parent.glob("models-*.py"):
+        for old in cached.parent.glob("models-*"):
             old.unlink()
-        cached.write_text(source, encoding="utf-8")
-    return source
+        cached.write_text(json.dumps({"source": source, "notes": notes}), encoding="utf-8")
+    return source, notes
 
 
 def _run_datamodel_codegen(
     document: dict[str, Any], header: str, label: str = "models: generate"
-) -> str:
+) -> tuple[str, list[str]]:
     with stage("models: import datamodel-code-generator"):
         from datamodel_code_generator import (  # type: ignore[attr-defined]
             DataModelType,
@@ -258,8 +275,9 @@ def _run_datamodel_codegen(
         )
 
     if not document["components"]["schemas"]:  # datamodel-codegen refuses an empty input
-        return f"{header}\n\nfrom __future__ import annotations\n"
-    with stage(label):
+        return f"{header}\n\nfrom __future__ import annotations\n", []
+    with stage(label), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         source = generate(
             document,
             input_file_type=InputFileType.OpenAPI,
@@ -284,7 +302,27 @@ def _run_datamodel_codegen(
         first, _, rest = source.partition("\n")
         note = f'# {why}:\n# mypy: disable-error-code="assignment"'
         source = f"{first}\n{note}\n{rest}"
-    return source
+    return source, warning_notes(caught)
+
+
+# a `format` it has no type for: the schema's own type is used, as the spec says (formats
+# are open-ended: `currency`, `uint64`, ...); nothing is lost, nothing to warn about
+_UNKNOWN_FORMAT = re.compile(r"format of .* not understood for ")
+
+
+def warning_notes(caught: list[warnings.WarningMessage]) -> list[str]:
+    """datamodel-code-generator's warnings as one line each, in order, each once; its advice
+    about its own command-line options (`use --strict-refs ...`) and unknown formats left
+    out."""
+    out: list[str] = []
+    for warning in caught:
+        text = " ".join(str(warning.message).split())
+        if _UNKNOWN_FORMAT.match(text):
+            continue
+        text = re.sub(r"[;,]? *(?:use|pass|set) --[\w-]+.*$", "", text).rstrip(" .;,")
+        if text and text not in out:
+            out.append(text)
+    return out
 
 
 def union_defaults(node: Any) -> bool:
