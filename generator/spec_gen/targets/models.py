@@ -72,6 +72,9 @@ def model_ready(node: Any) -> Any:
     - a `discriminator` outside a oneOf/anyOf (on an allOf base) is dropped: it would make
       the base's property `Literal['<BaseName>']` and every subclass's the class name;
     - `default: null` on a property that does not allow null is dropped;
+    - a nullable map (`type: [object, 'null']` with an `additionalProperties` schema and no
+      `properties`) is written `anyOf: [<the map>, {type: 'null'}]`: datamodel-code-generator
+      reads the type list as a bare `dict[str, Any]`, losing the values' type;
     - a `pattern` (or `patternProperties` key) is written as pydantic compiles it
       (`patterns.readable`), dropped when neither of its engines does (the class would not
       import; the `pattern` rule warns).
@@ -88,6 +91,7 @@ def model_ready(node: Any) -> Any:
         del out["discriminator"]
     if "default" in out and out["default"] is None and not _allows_null(out):
         del out["default"]
+    _nullable_map(out)
     if isinstance(out.get("pattern"), str):
         readable = patterns.readable(out["pattern"])
         if readable is None:
@@ -104,6 +108,40 @@ def model_ready(node: Any) -> Any:
     if isinstance(out.get("properties"), dict):
         _one_engine(out["properties"])
     return out
+
+
+_MAP_KEYWORDS = (
+    "additionalProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "unevaluatedProperties",
+)
+
+
+def _nullable_map(schema: dict[str, Any]) -> None:
+    """`type: [object, 'null']` + an `additionalProperties` schema, in place: the map and its
+    keywords become the first member of an anyOf whose second is null."""
+    types = schema.get("type")
+    if not (
+        isinstance(types, list)
+        and sorted(set(types)) == ["null", "object"]
+        and isinstance(schema.get("additionalProperties"), dict)
+        and not schema.get("properties")
+        and not schema.get("patternProperties")
+        and "anyOf" not in schema
+        and "oneOf" not in schema
+        and "allOf" not in schema
+    ):
+        return
+    mapping: dict[str, Any] = {"type": "object"}
+    for keyword in _MAP_KEYWORDS:
+        if keyword in schema:
+            mapping[keyword] = schema.pop(keyword)
+    schema.pop("properties", None)
+    schema.pop("patternProperties", None)
+    del schema["type"]
+    schema["anyOf"] = [mapping, {"type": "null"}]
 
 
 _LOOKAROUND = re.compile(r"\(\?<?[=!]")
