@@ -176,6 +176,9 @@ class Repairer(Upgrader):
         a boolean, "3" for an integer, 3 for a string), else dropped (the generated model
         would not type-check with it, nor validate its own default)."""
         value = schema["default"]
+        nullable = any(schema.get(flag) is True for flag in ("nullable", "x-nullable"))
+        if value is None and self.leftovers and nullable:
+            return  # 3.0's `nullable` (read after this) lets it in
         kind = schema.get("type")
         kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
         checks = [JSON_TYPES[k] for k in kinds if k in JSON_TYPES]

@@ -58,3 +58,27 @@ def test_a_nullable_map_keeps_the_type_of_its_values(tmp_path: Path) -> None:
         "tally": {"a": 1.5},
         "tally_null": None,
     }
+
+
+def test_a_null_default_beside_3_0_nullable_in_a_3_1_document_is_kept(tmp_path: Path) -> None:
+    """`default: null` with 3.0's `nullable: true` in a 3.1 document: the default fits once
+    `nullable` is read (it was dropped as not fitting, a warning that `--strict` refuses)."""
+    code, output = _build(tmp_path, "null_default_nullable_31.yaml")
+    assert code == 0, output
+    defaults = [line for line in output.splitlines() if "warning [default]" in line]
+    # only `stop`, which does not allow null, has a default that does not fit
+    assert len(defaults) == 1, output
+    assert "/properties/stop/default" in defaults[0]
+    assert output.count("warning [schema-repair] 3.0's `") == 3, output
+    models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
+    assert "bias: dict[str, int] | None = None" in models
+    checked = run_json(
+        tmp_path / "out/server",
+        """if True:
+        import json
+        from api_server.models import CompletionRequest
+        made = CompletionRequest.model_validate({"prompt": "p", "samples": None, "suffix": None})
+        print(json.dumps(made.model_dump(exclude_unset=False)))
+        """,
+    )
+    assert checked == {"prompt": "p", "bias": None, "samples": None, "suffix": None, "stop": None}
