@@ -82,3 +82,41 @@ def test_a_null_default_beside_3_0_nullable_in_a_3_1_document_is_kept(tmp_path: 
         """,
     )
     assert checked == {"prompt": "p", "bias": None, "samples": None, "suffix": None, "stop": None}
+
+
+def test_string_format_defaults_type_check_and_hold_their_type(tmp_path: Path) -> None:
+    """A default on a string whose `format` the models hold as another type (duration ->
+    timedelta, date, uuid, uri, decimal): written `Field(default=..., validate_default=True)`
+    (a bare str default failed mypy --strict); one the format refuses (`24h`, `3600` read from
+    a number) is dropped with a located warning, so the class can still be built."""
+    code, output = _build(tmp_path, "format_defaults.yaml", "--typecheck")
+    assert code == 0, output
+    dropped = sorted(line for line in output.splitlines() if "is not a valid `duration`" in line)
+    assert len(dropped) == 2, output
+    assert "openapi.yaml:29:11:" in dropped[0] and "/properties/grace/default" in dropped[0]
+    assert "openapi.yaml:33:11:" in dropped[1] and "/properties/lease/default" in dropped[1]
+    models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
+    assert 'rotation: timedelta = Field(default="PT1H", validate_default=True)' in models
+    assert 'label: str = "plain"' in models
+    checked = run_json(
+        tmp_path / "out/server",
+        """if True:
+        import json
+        from api_server.models import KeyRequest
+        made = KeyRequest()
+        print(json.dumps({
+            name: [type(value).__name__, str(value)]
+            for name, value in made.__dict__.items()
+        }))
+        """,
+    )
+    assert checked == {
+        "rotation": ["timedelta", "1:00:00"],
+        "grace": ["NoneType", "None"],
+        "lease": ["NoneType", "None"],
+        "starts": ["date", "2024-01-01"],
+        "owner": ["UUID", "6f1c1c53-7d5b-4e6a-9a55-1b2a3c4d5e6f"],
+        "home": ["AnyUrl", "https://example.test/"],
+        "price": ["Decimal", "1.50"],
+        "label": ["str", "plain"],
+    }
