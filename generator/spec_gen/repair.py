@@ -223,7 +223,8 @@ class Repairer(Upgrader):
         kind = schema.get("type")
         fmt = schema.get("format")
         value = schema["default"]
-        if kind not in ("string", ["string"]) or not isinstance(fmt, str):
+        kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
+        if [k for k in kinds if k != "null"] != ["string"] or not isinstance(fmt, str):
             return
         if fmt not in FORMAT_TYPES or _parses(fmt, value):
             return

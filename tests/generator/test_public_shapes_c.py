@@ -95,6 +95,8 @@ def test_string_format_defaults_type_check_and_hold_their_type(tmp_path: Path) -
     assert len(dropped) == 2, output
     assert "openapi.yaml:29:11:" in dropped[0] and "/properties/grace/default" in dropped[0]
     assert "openapi.yaml:33:11:" in dropped[1] and "/properties/lease/default" in dropped[1]
+    # nullable (a 3.0 `nullable: true`, read as type [string, null]) is checked the same way
+    assert "default 'tomorrow' is not a valid `date-time`: dropped" in output
     models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
     assert 'rotation: timedelta = Field(default="PT1H", validate_default=True)' in models
     assert 'label: str = "plain"' in models
@@ -118,5 +120,6 @@ def test_string_format_defaults_type_check_and_hold_their_type(tmp_path: Path) -
         "owner": ["UUID", "6f1c1c53-7d5b-4e6a-9a55-1b2a3c4d5e6f"],
         "home": ["AnyUrl", "https://example.test/"],
         "price": ["Decimal", "1.50"],
+        "expires": ["NoneType", "None"],
         "label": ["str", "plain"],
     }
