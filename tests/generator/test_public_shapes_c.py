@@ -4,6 +4,9 @@ build exits 0 and the output says what the document meant.
 - a nullable map (`type: [object, 'null']` with an `additionalProperties` schema, or 3.0's
   `nullable: true` on a map): its values keep their type (datamodel-code-generator wrote
   `dict[str, Any]` for the type list).
+- `default: null` beside 3.0's `nullable: true` in a 3.1 document: kept, no warning.
+- a default on a string `format` the models hold as another type (duration, date, uuid...):
+  type-checks and is that type at run time; one the format refuses is dropped with a warning.
 """
 
 from __future__ import annotations
