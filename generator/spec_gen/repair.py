@@ -18,7 +18,8 @@ In 3.0 documents too (the upgrade does not touch them):
 - Swagger 2's `type: file`: a binary string;
 - a `default` its schema refuses (in 3.0 documents too; reported under the `default` rule):
   converted when unambiguous (`"false"` for a boolean), else dropped (the model would not
-  type-check, nor validate its own default);
+  type-check, nor validate its own default); a string default its `format` refuses (`"24h"`
+  for a `duration`) is dropped the same way (the model validates it as `timedelta`);
 - a keyword whose value has a type JSON Schema does not allow (`required: true` on a
   property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable.
 
@@ -43,6 +44,7 @@ it is an annotation the IR understands.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -168,6 +170,8 @@ class Repairer(Upgrader):
                 )
         if "default" in schema:
             self._default(schema, here)
+        if isinstance(schema.get("default"), str):
+            self._format_default(schema, here)
         if self.leftovers:
             self._nullable(schema, here)
 
@@ -176,6 +180,9 @@ class Repairer(Upgrader):
         a boolean, "3" for an integer, 3 for a string), else dropped (the generated model
         would not type-check with it, nor validate its own default)."""
         value = schema["default"]
+        nullable = any(schema.get(flag) is True for flag in ("nullable", "x-nullable"))
+        if value is None and self.leftovers and nullable:
+            return  # 3.0's `nullable` (read after this) lets it in
         kind = schema.get("type")
         kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
         checks = [JSON_TYPES[k] for k in kinds if k in JSON_TYPES]
@@ -208,6 +215,27 @@ class Repairer(Upgrader):
             self.repairs.append(
                 (at, "default", f"default {value!r} does not fit its schema: dropped")
             )
+
+    def _format_default(self, schema: dict[str, Any], here: str) -> None:
+        """A string default its `format` refuses (`"24h"` for a duration, `"3600"` read from
+        3600): dropped. The model validates its default as the format's Python type
+        (`timedelta`, `UUID`...), so a class holding it could not be built without a value."""
+        kind = schema.get("type")
+        fmt = schema.get("format")
+        value = schema["default"]
+        kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
+        if [k for k in kinds if k != "null"] != ["string"] or not isinstance(fmt, str):
+            return
+        if fmt not in FORMAT_TYPES or _parses(fmt, value):
+            return
+        del schema["default"]
+        self.repairs.append(
+            (
+                join_pointer(here, "default"),
+                "default",
+                f"default {value!r} is not a valid `{fmt}`: dropped",
+            )
+        )
 
     def _types(self, schema: dict[str, Any], here: str) -> None:
         """`type: file` (Swagger 2) read as binary (any other unknown type stays an error)."""
@@ -263,6 +291,54 @@ class Repairer(Upgrader):
 
 
 _NOTHING: Any = object()
+
+# `format`s whose string the models hold as another Python type (datamodel-code-generator's
+# choice), by the pydantic type that reads them
+FORMAT_TYPES = {
+    "date-time": "AwareDatetime",
+    "date": "date",
+    "time": "time",
+    "duration": "timedelta",
+    "uuid": "UUID",
+    "uri": "AnyUrl",
+    "ipv4": "IPv4Address",
+    "ipv6": "IPv6Address",
+    "decimal": "Decimal",
+}
+
+
+def _parses(fmt: str, value: str) -> bool:
+    """Whether pydantic reads `value` as the Python type of `fmt`."""
+    import pydantic
+
+    try:
+        _adapter(FORMAT_TYPES[fmt]).validate_python(value)
+    except pydantic.ValidationError:
+        return False
+    return True
+
+
+@functools.cache
+def _adapter(name: str) -> Any:
+    import datetime
+    import decimal
+    import ipaddress
+    import uuid
+
+    import pydantic
+
+    types: dict[str, Any] = {
+        "AwareDatetime": pydantic.AwareDatetime,
+        "date": datetime.date,
+        "time": datetime.time,
+        "timedelta": datetime.timedelta,
+        "UUID": uuid.UUID,
+        "AnyUrl": pydantic.AnyUrl,
+        "IPv4Address": ipaddress.IPv4Address,
+        "IPv6Address": ipaddress.IPv6Address,
+        "Decimal": decimal.Decimal,
+    }
+    return pydantic.TypeAdapter(types[name])
 
 
 def _fits_shape(document: dict[str, Any], schema: Any, value: Any, depth: int) -> bool:

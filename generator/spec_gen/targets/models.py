@@ -80,6 +80,9 @@ def model_ready(node: Any) -> Any:
     - `default: null` on a property that does not allow null is dropped;
     - a `const` object or array is dropped, the schema read as its type (datamodel-code-
       generator writes a field typed as the value's type with the default `None`);
+    - a nullable map (`type: [object, 'null']` with an `additionalProperties` schema and no
+      `properties`) is written `anyOf: [<the map>, {type: 'null'}]`: datamodel-code-generator
+      reads the type list as a bare `dict[str, Any]`, losing the values' type;
     - a `pattern` (or `patternProperties` key) is written as pydantic compiles it
       (`patterns.readable`), dropped when neither of its engines does (the class would not
       import; the `pattern` rule warns).
@@ -99,6 +102,7 @@ def model_ready(node: Any) -> Any:
         del out["discriminator"]
     if "default" in out and out["default"] is None and not _allows_null(out):
         del out["default"]
+    _nullable_map(out)
     if isinstance(out.get("pattern"), str):
         readable = patterns.readable(out["pattern"])
         if readable is None:
@@ -115,6 +119,40 @@ def model_ready(node: Any) -> Any:
     if isinstance(out.get("properties"), dict):
         _one_engine(out["properties"])
     return out
+
+
+_MAP_KEYWORDS = (
+    "additionalProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "unevaluatedProperties",
+)
+
+
+def _nullable_map(schema: dict[str, Any]) -> None:
+    """`type: [object, 'null']` + an `additionalProperties` schema, in place: the map and its
+    keywords become the first member of an anyOf whose second is null."""
+    types = schema.get("type")
+    if not (
+        isinstance(types, list)
+        and sorted(set(types)) == ["null", "object"]
+        and isinstance(schema.get("additionalProperties"), dict)
+        and not schema.get("properties")
+        and not schema.get("patternProperties")
+        and "anyOf" not in schema
+        and "oneOf" not in schema
+        and "allOf" not in schema
+    ):
+        return
+    mapping: dict[str, Any] = {"type": "object"}
+    for keyword in _MAP_KEYWORDS:
+        if keyword in schema:
+            mapping[keyword] = schema.pop(keyword)
+    schema.pop("properties", None)
+    schema.pop("patternProperties", None)
+    del schema["type"]
+    schema["anyOf"] = [mapping, {"type": "null"}]
 
 
 _LOOKAROUND = re.compile(r"\(\?<?[=!]")
@@ -289,6 +327,7 @@ def _run_datamodel_codegen(
         )
     assert isinstance(source, str)
     source = bare_generics_typed(source)
+    source = typed_string_defaults(source)
     source = base_conflicts_ignored(source)
     schemas = document["components"]["schemas"]
     why = (
@@ -438,6 +477,83 @@ def _declared(node: ast.ClassDef) -> dict[str, str]:
 
 
 _BARE = re.compile(r"(?<![\w.\"'])(list|dict)(?=\]|\s*$|\s*\||\s*=|,)", re.MULTILINE)
+
+
+# the Python types datamodel-code-generator gives string formats (date-time, duration, uuid,
+# uri, ipv4, decimal...): a str default written as it is does not type-check against them
+_FORMAT_CLASSES = frozenset(
+    {
+        "AwareDatetime",
+        "NaiveDatetime",
+        "datetime",
+        "date",
+        "time",
+        "timedelta",
+        "UUID",
+        "UUID1",
+        "UUID3",
+        "UUID4",
+        "UUID5",
+        "AnyUrl",
+        "AnyHttpUrl",
+        "HttpUrl",
+        "IPv4Address",
+        "IPv6Address",
+        "IPv4Network",
+        "IPv6Network",
+        "IPv4Interface",
+        "IPv6Interface",
+        "Decimal",
+    }
+)
+
+
+def typed_string_defaults(source: str) -> str:
+    """A field whose type is a string format's class (`ttl: timedelta = "PT1H"`) with a str
+    default: the default is written `Field(default="PT1H", validate_default=True)`, so mypy
+    accepts it and pydantic turns it into the field's type (the repair step dropped the
+    defaults it would refuse)."""
+    tree = ast.parse(source)
+    edits: list[tuple[int, int, int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for field in node.body:
+            if not (
+                isinstance(field, ast.AnnAssign)
+                and isinstance(field.value, ast.Constant)
+                and isinstance(field.value.value, str)
+                and field.value.end_lineno == field.value.lineno
+            ):
+                continue
+            names = {n.id for n in ast.walk(field.annotation) if isinstance(n, ast.Name)}
+            if "str" in names or "Literal" in names or not names & _FORMAT_CLASSES:
+                continue
+            value = field.value
+            text = f"Field(default={ast.unparse(value)}, validate_default=True)"
+            edits.append((value.lineno, value.col_offset, value.end_col_offset or 0, text))
+    if not edits:
+        return source
+    lines = source.splitlines(keepends=True)
+    for line, start, end, text in sorted(edits, reverse=True):
+        row = lines[line - 1].encode()
+        lines[line - 1] = (row[:start] + text.encode() + row[end:]).decode()
+    source = "".join(lines)
+    imported = {
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module == "pydantic"
+        for alias in node.names
+    }
+    if "Field" not in imported:
+        source = re.sub(
+            r"^from pydantic import ",
+            "from pydantic import Field\n\\g<0>",
+            source,
+            count=1,
+            flags=re.MULTILINE,
+        )
+    return source
 
 
 def bare_generics_typed(source: str) -> str:
