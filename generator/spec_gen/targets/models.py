@@ -150,23 +150,29 @@ def _allows_null(schema: dict[str, Any]) -> bool:
     return any(isinstance(m, dict) and _allows_null(m) for m in members)
 
 
+def _declared_props(schema: Any, schemas: dict[str, Any], seen: frozenset[str]) -> set[str]:
+    """The property names a schema declares, through its `$ref`s and allOf members."""
+    if not isinstance(schema, dict):
+        return set()
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+        name = ref.rsplit("/", 1)[-1]
+        if name in seen:
+            return set()
+        return _declared_props(schemas.get(name), schemas, seen | {name})
+    props = schema.get("properties")
+    found = set(props.keys()) if isinstance(props, dict) else set()
+    for member in schema.get("allOf") or []:
+        found |= _declared_props(member, schemas, seen)
+    return found
+
+
 def allof_overrides(schemas: dict[str, Any]) -> bool:
     """Whether a schema's allOf redeclares a property of a class it extends (a subclass field
     of another type: mypy reports the override, pydantic accepts it)."""
 
     def props(schema: Any, seen: set[str]) -> set[str]:
-        if not isinstance(schema, dict):
-            return set()
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
-            name = ref.rsplit("/", 1)[-1]
-            if name in seen:
-                return set()
-            return props(schemas.get(name), seen | {name})
-        found = set((schema.get("properties") or {}).keys())
-        for member in schema.get("allOf") or []:
-            found |= props(member, seen)
-        return found
+        return _declared_props(schema, schemas, frozenset(seen))
 
     # a discriminator makes datamodel-code-generator narrow the subclass's property to a
     # Literal, whatever type its base declares
@@ -188,6 +194,36 @@ def allof_overrides(schemas: dict[str, Any]) -> bool:
         if set((schema.get("properties") or {}).keys()) & seen:
             return True
     return False
+
+
+def union_member_overrides(schemas: dict[str, Any]) -> bool:
+    """Whether an object schema's oneOf/anyOf members declare one of its own properties
+    (`properties: {kind: {$ref: Kind}}, oneOf: [{properties: {kind: {enum: [a]}}}, ...]`, a
+    member narrowing a field). datamodel-code-generator writes each member as a class with
+    the narrowed field and the schema's own properties as a subclass of it redeclaring the
+    field with the wider type: pydantic accepts it, mypy reports the assignment."""
+
+    def walk(node: Any) -> bool:
+        if isinstance(node, list):
+            return any(walk(v) for v in node)
+        if not isinstance(node, dict):
+            return False
+        own = node.get("properties")
+        if isinstance(own, dict) and own:
+            for key in ("oneOf", "anyOf"):
+                members = node.get(key)
+                if isinstance(members, list) and any(
+                    _declared_props(m, schemas, frozenset()) & own.keys() for m in members
+                ):
+                    return True
+        return any(
+            walk(v)
+            for k, v in node.items()
+            if k not in ("default", "example", "examples", "enum", "const")
+            and not (isinstance(k, str) and k.startswith("x-"))
+        )
+
+    return walk(schemas)
 
 
 _WARM_UP: dict[str, Any] = {
@@ -271,6 +307,8 @@ def _run_datamodel_codegen(
     why = (
         "allOf members redeclare fields of the class they extend"
         if allof_overrides(schemas)
+        else "oneOf/anyOf members narrow fields the schema itself declares"
+        if union_member_overrides(schemas)
         else "a union's default is its JSON value (pydantic validates it), or sits on each member"
         if union_defaults(schemas)
         else ""

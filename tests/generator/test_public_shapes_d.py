@@ -1,0 +1,84 @@
+"""Shapes met in large public documents (second round), each in a small hand-written spec:
+the build exits 0 and the output says what the document meant.
+
+- an object schema whose oneOf members narrow one of its own properties (`properties:
+  {niCategory: {$ref: Letter}}, oneOf: [{properties: {niCategory: {enum: [...]}}}, ...]`, as
+  in Xero's UK payroll): datamodel-code-generator writes the schema's properties as a
+  subclass of each member redeclaring the field with the wider type; mypy --strict refused
+  the assignment.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from spec_gen.targets.models import union_member_overrides
+from spec_helpers import run_in, run_json
+
+FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes_d"
+
+
+def _build(tmp_path: Path, fixture: str, *extra: str) -> tuple[int, str]:
+    shutil.copy(FIXTURES / fixture, tmp_path / "openapi.yaml")
+    return run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", *extra)
+
+
+_SEATS = """\
+import json
+from api_server.models import Seat
+from pydantic import ValidationError
+
+found = {}
+seat = Seat.model_validate({"seatClass": "business", "row": 3})
+found["row"] = seat.root.row
+found["class"] = seat.root.seatClass.value
+try:
+    Seat.model_validate({"seatClass": "business"})
+except ValidationError:
+    found["refused"] = True
+print(json.dumps(found))
+"""
+
+
+def test_union_members_narrowing_an_own_field_type_check(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "union_member_narrows_field.yaml", "--typecheck")
+    assert code == 0, output
+    assert "Success: no issues found" in output
+    server = tmp_path / "out" / "server"
+    assert run_json(server, _SEATS) == {"row": 3, "class": "business", "refused": True}
+
+
+def test_union_member_overrides_needs_a_shared_property() -> None:
+    narrowing = {
+        "Kind": {"type": "string", "enum": ["a", "b"]},
+        "Thing": {
+            "type": "object",
+            "properties": {"kind": {"$ref": "#/components/schemas/Kind"}},
+            "oneOf": [{"properties": {"kind": {"enum": ["a"]}}}, {"required": ["kind"]}],
+        },
+    }
+    assert union_member_overrides(narrowing)
+    # through a $ref'd member, and nested in a property
+    by_ref = {
+        "Narrow": {"properties": {"kind": {"type": "string", "enum": ["a"]}}},
+        "Outer": {
+            "type": "object",
+            "properties": {
+                "inner": {
+                    "type": "object",
+                    "properties": {"kind": {"type": "string"}},
+                    "anyOf": [{"$ref": "#/components/schemas/Narrow"}],
+                }
+            },
+        },
+    }
+    assert union_member_overrides(by_ref)
+    apart = {
+        "Thing": {
+            "type": "object",
+            "properties": {"kind": {"type": "string"}},
+            "oneOf": [{"properties": {"other": {"type": "string"}}}, {"required": ["kind"]}],
+        }
+    }
+    assert not union_member_overrides(apart)
