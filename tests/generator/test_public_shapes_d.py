@@ -6,15 +6,19 @@ the build exits 0 and the output says what the document meant.
   in Xero's UK payroll): datamodel-code-generator writes the schema's properties as a
   subclass of each member redeclaring the field with the wider type; mypy --strict refused
   the assignment.
+- a `$ref` to a schema the document does not have (Keycloak's admin API): one located
+  finding, without datamodel-code-generator's own warning printed beside it.
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from spec_gen.targets.models import union_member_overrides
-from spec_helpers import run_in, run_json
+from spec_helpers import line_of, run_in, run_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes_d"
 
@@ -82,3 +86,25 @@ def test_union_member_overrides_needs_a_shared_property() -> None:
         }
     }
     assert not union_member_overrides(apart)
+
+
+def test_a_dangling_ref_is_one_located_finding_and_nothing_else(tmp_path: Path) -> None:
+    """Keycloak's admin API as published: a property `$ref`s a schema the document does not
+    have. It is refused with one finding at the `$ref`; the models worker (forked, its
+    stderr the terminal's) printed datamodel-code-generator's DanglingRefWarning as well."""
+    shutil.copy(FIXTURES / "dangling_ref.yaml", tmp_path / "openapi.yaml")
+    done = subprocess.run(
+        [sys.executable, "-m", "spec_gen", "build", "--spec", "openapi.yaml", "--output", "out"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    text = (FIXTURES / "dangling_ref.yaml").read_text(encoding="utf-8")
+    line = line_of(text, "not_mapped_here")
+    found = done.stdout + done.stderr
+    assert f"openapi.yaml:{line}:" in found and "error [ref]" in found, found
+    assert "Traceback" not in found
+    assert "Warning" not in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()

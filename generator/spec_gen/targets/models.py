@@ -6,6 +6,7 @@ import ast
 import hashlib
 import json
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -290,7 +291,10 @@ def _run_datamodel_codegen(
 
     if not document["components"]["schemas"]:  # datamodel-codegen refuses an empty input
         return f"{header}\n\nfrom __future__ import annotations\n"
-    with stage(label):
+    # its Python warnings (a dangling $ref: a fallback model) are spec-gen's own findings,
+    # reported at their node; printed here they only repeat them, unlocated, on stderr
+    with stage(label), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         source = generate(
             document,
             input_file_type=InputFileType.OpenAPI,
