@@ -8,6 +8,8 @@ the build exits 0 and the output says what the document meant.
   the assignment.
 - a `$ref` to a schema the document does not have (Keycloak's admin API): one located
   finding, without datamodel-code-generator's own warning printed beside it.
+- a union of subclasses that each extend it (`Key: oneOf [KeyEC, KeyRsa]`, `KeyEC: allOf
+  [Key]`, Okta's OAuth API): the docs' example no longer goes round the cycle.
 """
 
 from __future__ import annotations
@@ -108,3 +110,13 @@ def test_a_dangling_ref_is_one_located_finding_and_nothing_else(tmp_path: Path) 
     assert "Traceback" not in found
     assert "Warning" not in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_union_of_subclasses_that_extend_it_gets_an_example(tmp_path: Path) -> None:
+    """Okta's OAuth API: `SigningKey: oneOf [EcKey, RsaKey]` where each member is `allOf:
+    [SigningKey]` plus its own properties. The docs' example went round the cycle until the
+    stack ran out (exit 2, RecursionError); it now passes over the member leading back."""
+    code, output = _build(tmp_path, "union_of_subclasses.yaml", "--typecheck")
+    assert code == 0, output
+    reference = (tmp_path / "out/docs/default.md").read_text(encoding="utf-8")
+    assert '"crv": "P-256"' in reference
