@@ -5,7 +5,9 @@ the build exits 0 and the output says what the document meant.
   {niCategory: {$ref: Letter}}, oneOf: [{properties: {niCategory: {enum: [...]}}}, ...]`, as
   in Xero's UK payroll): datamodel-code-generator writes the schema's properties as a
   subclass of each member redeclaring the field with the wider type; mypy --strict refused
-  the assignment.
+  the assignment, and the wider field replaced the narrow one (any letter in any branch).
+  The property now moves into the members (narrowed there); where that cannot be done
+  (a member named elsewhere too) the module keeps the assignment note.
 - a `$ref` to a schema the document does not have (Keycloak's admin API): one located
   finding, without datamodel-code-generator's own warning printed beside it.
 - a union of subclasses that each extend it (`Key: oneOf [KeyEC, KeyRsa]`, `KeyEC: allOf
@@ -19,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from spec_gen.targets.models import union_member_overrides
+from spec_gen.targets.models import narrowed_in_members, union_member_overrides
 from spec_helpers import line_of, run_in, run_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes_d"
@@ -43,6 +45,12 @@ try:
     Seat.model_validate({"seatClass": "business"})
 except ValidationError:
     found["refused"] = True
+# `first` is the second member's: it needs a lounge, whatever the wider enum allows
+try:
+    Seat.model_validate({"seatClass": "first", "row": 3})
+except ValidationError:
+    found["narrowed"] = True
+found["first"] = Seat.model_validate({"seatClass": "first", "row": 1, "lounge": "L"}).root.lounge
 print(json.dumps(found))
 """
 
@@ -52,7 +60,13 @@ def test_union_members_narrowing_an_own_field_type_check(tmp_path: Path) -> None
     assert code == 0, output
     assert "Success: no issues found" in output
     server = tmp_path / "out" / "server"
-    assert run_json(server, _SEATS) == {"row": 3, "class": "business", "refused": True}
+    assert run_json(server, _SEATS) == {
+        "row": 3,
+        "class": "business",
+        "refused": True,
+        "narrowed": True,
+        "first": "L",
+    }
 
 
 def test_union_member_overrides_needs_a_shared_property() -> None:
@@ -120,3 +134,30 @@ def test_a_union_of_subclasses_that_extend_it_gets_an_example(tmp_path: Path) ->
     assert code == 0, output
     reference = (tmp_path / "out/docs/default.md").read_text(encoding="utf-8")
     assert '"crv": "P-256"' in reference
+
+
+def test_members_named_elsewhere_are_left_as_they_are() -> None:
+    """The property moves only into members the IR hoisted (and nothing else names): a
+    document's own component stays as the document wrote it."""
+    narrow = {"properties": {"kind": {"enum": ["a"]}}}
+    schemas = {
+        "Kind": {"type": "string", "enum": ["a", "b"]},
+        "OnlyA": narrow,
+        "Thing": {
+            "type": "object",
+            "required": ["kind"],
+            "properties": {"kind": {"$ref": "#/components/schemas/Kind"}},
+            "oneOf": [{"$ref": "#/components/schemas/OnlyA"}],
+        },
+    }
+    assert narrowed_in_members(schemas, schemas, frozenset()) == schemas
+    moved = narrowed_in_members(schemas, schemas, frozenset({"OnlyA"}))
+    assert moved["OnlyA"] == {
+        "properties": {"kind": {"type": "string", "enum": ["a"]}},
+        "required": ["kind"],
+    }
+    assert moved["Thing"]["properties"] == {} and "required" not in moved["Thing"]
+    # inline members are narrowed in place
+    inline = {**schemas["Thing"], "oneOf": [narrow]}
+    done = narrowed_in_members({"Kind": schemas["Kind"], "Thing": inline}, schemas, frozenset())
+    assert done["Thing"]["oneOf"][0]["properties"]["kind"] == {"type": "string", "enum": ["a"]}

@@ -63,8 +63,143 @@ def models_document(api: Api) -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": api.title or "API", "version": api.version or "0"},
         "paths": {},
-        "components": {"schemas": model_ready(inline_primitive_refs(api.schemas, api.schemas))},
+        "components": {
+            "schemas": model_ready(
+                narrowed_in_members(
+                    inline_primitive_refs(api.schemas, api.schemas),
+                    api.schemas,
+                    _hoisted_names(api),
+                )
+            )
+        },
     }
+
+
+_OWN_SHAPE = ("type", "$ref", "properties", "items", "allOf", "oneOf", "anyOf")
+
+
+def _hoisted_names(api: Api) -> frozenset[str]:
+    """The model classes the IR made from inline schemas (not the document's components)."""
+    return frozenset(
+        name
+        for name, pointer in api.schema_pointers.items()
+        if not re.fullmatch(r"/components/schemas/[^/]+", pointer)
+    )
+
+
+def narrowed_in_members(
+    schemas: dict[str, Any], originals: dict[str, Any], hoisted: frozenset[str]
+) -> dict[str, Any]:
+    """Component schemas whose every oneOf/anyOf member narrows one of their properties
+    (`properties: {kind: {$ref: Kind}}, oneOf: [{properties: {kind: {enum: [a]}}}, ...]`),
+    rewritten so the narrowing holds: datamodel-code-generator writes each member as a class
+    and the schema's own properties as its subclass, whose wider field would replace the
+    member's (any `Kind` accepted in every branch). The property moves into each member, its
+    schema there the schema's own with the member's keywords on top (`{type: string, enum:
+    [a]}`), required there when the schema required it. Only where every member is inline
+    or hoisted by the IR from an inline schema and named nowhere else, and narrows with
+    plain keywords (no type, `$ref` or structure of its own)."""
+    text = json.dumps(schemas)
+    out = dict(schemas)
+    for name, schema in schemas.items():
+        own = schema.get("properties") if isinstance(schema, dict) else None
+        if not isinstance(own, dict) or not own:
+            continue
+        for key in ("oneOf", "anyOf"):
+            members = schema.get(key)
+            if not isinstance(members, list) or not members:
+                continue
+            bodies: list[tuple[str | None, Any]] = []
+            for member in members:
+                target, body = _hoisted(member, out, text, hoisted)
+                if target is None and isinstance(member, dict) and "$ref" in member:
+                    break  # a component named elsewhere too: left as it is
+                bodies.append((target, body))
+            else:
+                if not all(
+                    isinstance(body, dict) and isinstance(body.get("properties"), dict)
+                    for _, body in bodies
+                ):
+                    continue
+                shared = [
+                    prop
+                    for prop in own
+                    if all(
+                        isinstance(
+                            narrow := _hoisted(body["properties"].get(prop), out, text, hoisted)[1],
+                            dict,
+                        )
+                        and not any(k in narrow for k in _OWN_SHAPE)
+                        for _, body in bodies
+                    )
+                ]
+                wide = {prop: _resolved(own[prop], originals) for prop in shared}
+                if not shared or not all(
+                    isinstance(w, dict) and "type" in w for w in wide.values()
+                ):
+                    continue
+                required = schema.get("required")
+                required = required if isinstance(required, list) else []
+                new_members = []
+                for (target, body), member in zip(bodies, members, strict=True):
+                    props = dict(body["properties"])
+                    needs = list(body.get("required") or [])
+                    for prop in shared:
+                        lifted, narrow = _hoisted(props[prop], out, text, hoisted)
+                        if lifted is None:
+                            props[prop] = {**wide[prop], **narrow}
+                        else:
+                            out[lifted] = {**wide[prop], **narrow}
+                        if prop in required and prop not in needs:
+                            needs.append(prop)
+                    narrowed = {
+                        **body,
+                        "properties": props,
+                        **({"required": needs} if needs else {}),
+                    }
+                    if target is None:
+                        new_members.append(narrowed)
+                    else:
+                        out[target] = narrowed
+                        new_members.append(member)
+                rewritten = {
+                    **schema,
+                    key: new_members,
+                    "properties": {k: v for k, v in own.items() if k not in shared},
+                }
+                left = [r for r in required if r not in shared]
+                if left:
+                    rewritten["required"] = left
+                else:
+                    rewritten.pop("required", None)
+                out[name] = rewritten
+                break
+    return out
+
+
+def _hoisted(
+    node: Any, schemas: dict[str, Any], text: str, hoisted: frozenset[str]
+) -> tuple[str | None, Any]:
+    """(class name, its schema) when `node` is only a `$ref` to a schema the IR hoisted
+    from an inline one and nothing else names, else (None, node)."""
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    if not isinstance(ref, str) or len(node) > 1 or not ref.startswith("#/components/schemas/"):
+        return None, node
+    name = ref.rsplit("/", 1)[-1]
+    if name not in hoisted or name not in schemas or text.count(json.dumps(ref)) != 1:
+        return None, node
+    return name, schemas[name]
+
+
+def _resolved(schema: Any, schemas: dict[str, Any]) -> Any:
+    """A schema with its `$ref`s to component schemas followed (keys beside one win)."""
+    for _ in range(32):
+        ref = schema.get("$ref") if isinstance(schema, dict) else None
+        if not (isinstance(ref, str) and ref.startswith("#/components/schemas/")):
+            return schema
+        beside = {k: v for k, v in schema.items() if k != "$ref"}
+        schema = {**(schemas.get(ref.rsplit("/", 1)[-1]) or {}), **beside}
+    return schema
 
 
 def model_ready(node: Any) -> Any:
