@@ -186,10 +186,12 @@ def _checked_render(
         if not refused():
             raise
         raw = []
-    # what datamodel-code-generator warned about: a warning of the `models` rule
-    raw += apply_profile(
-        [RawFinding(pointer, "models", note, WARNING) for pointer, note in notes], rules
-    )
+    # what datamodel-code-generator warned about: warnings of the `models` rule, unless the
+    # document is refused anyway (they would repeat its errors: a dangling $ref's fallback)
+    if not (spec_bundle.problems or any(f.severity == "error" for f in raw) or refused()):
+        raw += apply_profile(
+            [RawFinding(pointer, "models", note, WARNING) for pointer, note in notes], rules
+        )
     stops = spec_bundle.problems or any(f.severity == "error" or strict for f in raw)
     if stops:
         files = None

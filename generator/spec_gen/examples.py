@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from .ir import MISSING, Api, Operation, Param, resolve_schema
+from .ir import MISSING, Api, Operation, Param, resolve_schema, schema_ref_name
 from .targets import client_wire
 from .targets.client_auth import Scheme, operation_schemes, schemes
 
@@ -32,7 +32,19 @@ FORMATS: dict[str, Any] = {
 }
 
 
-def example_value(api: Api, schema: Any, *, required_only: bool, depth: int = 0) -> Any:
+def example_value(
+    api: Api,
+    schema: Any,
+    *,
+    required_only: bool,
+    depth: int = 0,
+    within: frozenset[str] = frozenset(),
+) -> Any:
+    """`within`: the component schemas this value is already being made from through
+    oneOf/anyOf/allOf (a union of subclasses whose members extend it with allOf, as in
+    `Key: oneOf [KeyEC, KeyRsa]`, `KeyEC: allOf [Key]`); a member leading back to one of
+    them is passed over, as properties and items are cut off by `depth`."""
+    name = schema_ref_name(schema)
     schema = resolve_schema(api, schema)
     if not isinstance(schema, dict):
         return None
@@ -43,19 +55,26 @@ def example_value(api: Api, schema: Any, *, required_only: bool, depth: int = 0)
         return schema["examples"][0]
     if schema.get("enum"):
         return schema["enum"][0]
+    inner = within | {name} if name else within
     for combinator in ("oneOf", "anyOf", "allOf"):
         options = [
-            o for o in schema.get(combinator) or [] if resolve_schema(api, o).get("type") != "null"
+            o
+            for o in schema.get(combinator) or []
+            if resolve_schema(api, o).get("type") != "null" and schema_ref_name(o) not in inner
         ]
         if options:
             if combinator == "allOf":
                 merged: dict[str, Any] = {}
                 for option in options:
-                    value = example_value(api, option, required_only=required_only, depth=depth)
+                    value = example_value(
+                        api, option, required_only=required_only, depth=depth, within=inner
+                    )
                     if isinstance(value, dict):
                         merged.update(value)
                 return merged
-            return example_value(api, options[0], required_only=required_only, depth=depth)
+            return example_value(
+                api, options[0], required_only=required_only, depth=depth, within=inner
+            )
     types = schema.get("type")
     kind = next((t for t in (types if isinstance(types, list) else [types]) if t != "null"), None)
     if kind is None and "properties" in schema:

@@ -66,10 +66,141 @@ def models_document(api: Api) -> dict[str, Any]:
         "paths": {},
         "components": {
             "schemas": model_ready(
-                inline_primitive_refs(deep_refs_followed(api.schemas), api.schemas)
+                narrowed_in_members(
+                    inline_primitive_refs(deep_refs_followed(api.schemas), api.schemas),
+                    api.schemas,
+                    _hoisted_names(api),
+                )
             )
         },
     }
+
+
+_OWN_SHAPE = ("type", "$ref", "properties", "items", "allOf", "oneOf", "anyOf")
+
+
+def _hoisted_names(api: Api) -> frozenset[str]:
+    """The model classes the IR made from inline schemas (not the document's components)."""
+    return frozenset(
+        name
+        for name, pointer in api.schema_pointers.items()
+        if not re.fullmatch(r"/components/schemas/[^/]+", pointer)
+    )
+
+
+def narrowed_in_members(
+    schemas: dict[str, Any], originals: dict[str, Any], hoisted: frozenset[str]
+) -> dict[str, Any]:
+    """Component schemas whose every oneOf/anyOf member narrows one of their properties
+    (`properties: {kind: {$ref: Kind}}, oneOf: [{properties: {kind: {enum: [a]}}}, ...]`),
+    rewritten so the narrowing holds: datamodel-code-generator writes each member as a class
+    and the schema's own properties as its subclass, whose wider field would replace the
+    member's (any `Kind` accepted in every branch). The property moves into each member, its
+    schema there the schema's own with the member's keywords on top (`{type: string, enum:
+    [a]}`), required there when the schema required it. Only where every member is inline
+    or hoisted by the IR from an inline schema and named nowhere else, and narrows with
+    plain keywords (no type, `$ref` or structure of its own)."""
+    text = json.dumps(schemas)
+    out = dict(schemas)
+    for name, schema in schemas.items():
+        own = schema.get("properties") if isinstance(schema, dict) else None
+        if not isinstance(own, dict) or not own:
+            continue
+        for key in ("oneOf", "anyOf"):
+            members = schema.get(key)
+            if not isinstance(members, list) or not members:
+                continue
+            bodies: list[tuple[str | None, Any]] = []
+            for member in members:
+                target, body = _hoisted(member, out, text, hoisted)
+                if target is None and isinstance(member, dict) and "$ref" in member:
+                    break  # a component named elsewhere too: left as it is
+                bodies.append((target, body))
+            else:
+                if not all(
+                    isinstance(body, dict) and isinstance(body.get("properties"), dict)
+                    for _, body in bodies
+                ):
+                    continue
+                shared = [
+                    prop
+                    for prop in own
+                    if all(
+                        isinstance(
+                            narrow := _hoisted(body["properties"].get(prop), out, text, hoisted)[1],
+                            dict,
+                        )
+                        and not any(k in narrow for k in _OWN_SHAPE)
+                        for _, body in bodies
+                    )
+                ]
+                wide = {prop: _resolved(own[prop], originals) for prop in shared}
+                if not shared or not all(
+                    isinstance(w, dict) and "type" in w for w in wide.values()
+                ):
+                    continue
+                required = schema.get("required")
+                required = required if isinstance(required, list) else []
+                new_members = []
+                for (target, body), member in zip(bodies, members, strict=True):
+                    props = dict(body["properties"])
+                    needs = list(body.get("required") or [])
+                    for prop in shared:
+                        lifted, narrow = _hoisted(props[prop], out, text, hoisted)
+                        if lifted is None:
+                            props[prop] = {**wide[prop], **narrow}
+                        else:
+                            out[lifted] = {**wide[prop], **narrow}
+                        if prop in required and prop not in needs:
+                            needs.append(prop)
+                    narrowed = {
+                        **body,
+                        "properties": props,
+                        **({"required": needs} if needs else {}),
+                    }
+                    if target is None:
+                        new_members.append(narrowed)
+                    else:
+                        out[target] = narrowed
+                        new_members.append(member)
+                rewritten = {
+                    **schema,
+                    key: new_members,
+                    "properties": {k: v for k, v in own.items() if k not in shared},
+                }
+                left = [r for r in required if r not in shared]
+                if left:
+                    rewritten["required"] = left
+                else:
+                    rewritten.pop("required", None)
+                out[name] = rewritten
+                break
+    return out
+
+
+def _hoisted(
+    node: Any, schemas: dict[str, Any], text: str, hoisted: frozenset[str]
+) -> tuple[str | None, Any]:
+    """(class name, its schema) when `node` is only a `$ref` to a schema the IR hoisted
+    from an inline one and nothing else names, else (None, node)."""
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    if not isinstance(ref, str) or len(node) > 1 or not ref.startswith("#/components/schemas/"):
+        return None, node
+    name = ref.rsplit("/", 1)[-1]
+    if name not in hoisted or name not in schemas or text.count(json.dumps(ref)) != 1:
+        return None, node
+    return name, schemas[name]
+
+
+def _resolved(schema: Any, schemas: dict[str, Any]) -> Any:
+    """A schema with its `$ref`s to component schemas followed (keys beside one win)."""
+    for _ in range(32):
+        ref = schema.get("$ref") if isinstance(schema, dict) else None
+        if not (isinstance(ref, str) and ref.startswith("#/components/schemas/")):
+            return schema
+        beside = {k: v for k, v in schema.items() if k != "$ref"}
+        schema = {**(schemas.get(ref.rsplit("/", 1)[-1]) or {}), **beside}
+    return schema
 
 
 def model_ready(node: Any) -> Any:
@@ -199,23 +330,29 @@ def _allows_null(schema: dict[str, Any]) -> bool:
     return any(isinstance(m, dict) and _allows_null(m) for m in members)
 
 
+def _declared_props(schema: Any, schemas: dict[str, Any], seen: frozenset[str]) -> set[str]:
+    """The property names a schema declares, through its `$ref`s and allOf members."""
+    if not isinstance(schema, dict):
+        return set()
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+        name = ref.rsplit("/", 1)[-1]
+        if name in seen:
+            return set()
+        return _declared_props(schemas.get(name), schemas, seen | {name})
+    props = schema.get("properties")
+    found = set(props.keys()) if isinstance(props, dict) else set()
+    for member in schema.get("allOf") or []:
+        found |= _declared_props(member, schemas, seen)
+    return found
+
+
 def allof_overrides(schemas: dict[str, Any]) -> bool:
     """Whether a schema's allOf redeclares a property of a class it extends (a subclass field
     of another type: mypy reports the override, pydantic accepts it)."""
 
     def props(schema: Any, seen: set[str]) -> set[str]:
-        if not isinstance(schema, dict):
-            return set()
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
-            name = ref.rsplit("/", 1)[-1]
-            if name in seen:
-                return set()
-            return props(schemas.get(name), seen | {name})
-        found = set((schema.get("properties") or {}).keys())
-        for member in schema.get("allOf") or []:
-            found |= props(member, seen)
-        return found
+        return _declared_props(schema, schemas, frozenset(seen))
 
     # a discriminator makes datamodel-code-generator narrow the subclass's property to a
     # Literal, whatever type its base declares
@@ -237,6 +374,36 @@ def allof_overrides(schemas: dict[str, Any]) -> bool:
         if set((schema.get("properties") or {}).keys()) & seen:
             return True
     return False
+
+
+def union_member_overrides(schemas: dict[str, Any]) -> bool:
+    """Whether an object schema's oneOf/anyOf members declare one of its own properties
+    (`properties: {kind: {$ref: Kind}}, oneOf: [{properties: {kind: {enum: [a]}}}, ...]`, a
+    member narrowing a field). datamodel-code-generator writes each member as a class with
+    the narrowed field and the schema's own properties as a subclass of it redeclaring the
+    field with the wider type: pydantic accepts it, mypy reports the assignment."""
+
+    def walk(node: Any) -> bool:
+        if isinstance(node, list):
+            return any(walk(v) for v in node)
+        if not isinstance(node, dict):
+            return False
+        own = node.get("properties")
+        if isinstance(own, dict) and own:
+            for key in ("oneOf", "anyOf"):
+                members = node.get(key)
+                if isinstance(members, list) and any(
+                    _declared_props(m, schemas, frozenset()) & own.keys() for m in members
+                ):
+                    return True
+        return any(
+            walk(v)
+            for k, v in node.items()
+            if k not in ("default", "example", "examples", "enum", "const")
+            and not (isinstance(k, str) and k.startswith("x-"))
+        )
+
+    return walk(schemas)
 
 
 _WARM_UP: dict[str, Any] = {
@@ -273,7 +440,8 @@ def warm_up() -> None:
         _run_datamodel_codegen(_WARM_UP, "#", "models: warm-up run")
 
 
-_CACHE_FORMAT = 2  # raise when what generate_models returns for the same input changes
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def generate_models(
@@ -284,7 +452,7 @@ def generate_models(
     from importlib.metadata import version
 
     # the cached answer depends on the tool's version and on what this module makes of it
-    made_by = [version("datamodel-code-generator"), _CACHE_FORMAT]
+    made_by = [version("datamodel-code-generator"), sha256_of(Path(__file__))]
     key = hashlib.sha256(
         json.dumps([document, OPTIONS, header, made_by], sort_keys=True).encode()
     ).hexdigest()[:32]
@@ -314,6 +482,8 @@ def _run_datamodel_codegen(
 
     if not document["components"]["schemas"]:  # datamodel-codegen refuses an empty input
         return f"{header}\n\nfrom __future__ import annotations\n", []
+    # its Python warnings are findings of the `models` rule, located at the class they name
+    # (see warning_notes); none is printed raw on stderr
     with stage(label), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         source = generate(
@@ -333,6 +503,8 @@ def _run_datamodel_codegen(
     why = (
         "allOf members redeclare fields of the class they extend"
         if allof_overrides(schemas)
+        else "oneOf/anyOf members narrow fields the schema itself declares"
+        if union_member_overrides(schemas)
         else "a union's default is its JSON value (pydantic validates it), or sits on each member"
         if union_defaults(schemas)
         else ""
