@@ -8,5 +8,7 @@ cd "$(dirname "$0")/.."
 spec-gen validate
 spec-gen build --check > /dev/null || spec-gen build --check
 mypy
+# the tests run on every core (pytest-xdist); a test module stays on one worker, so its
+# module-scoped servers and databases are set up once (`-n 0` after the script: one process).
 # pytest exits 5 when no test ran; `set -e` turns that (like any failure) into a failed run
-python -m pytest "$@"
+python -m pytest -n auto --dist loadscope "$@"
