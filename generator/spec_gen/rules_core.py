@@ -6,8 +6,6 @@ decides each rule's severity. The document is the bundled, 3.1 form.
 
 from __future__ import annotations
 
-import builtins
-import keyword
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -18,14 +16,6 @@ from .findings import RawFinding
 from .pointer import join_pointer, resolve_pointer
 from .walk import operations, schema_roots
 
-# names the generated modules import or define beside the models
-RESERVED_NAMES = frozenset(
-    {
-        "Any", "BaseModel", "Body", "ConfigDict", "Cookie", "Depends", "Enum", "Field",
-        "File", "Form", "Header", "Path", "Query", "Request", "Response", "RootModel",
-        "UUID", "date", "datetime", "time", "timedelta", "Decimal", "AnyUrl", "EmailStr",
-    }
-)  # fmt: skip
 JSON_TYPES: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
@@ -225,18 +215,36 @@ def no_body_statuses(document: dict[str, Any]) -> list[RawFinding]:
     return out
 
 
+_PLAIN_SCHEMA_NAME = re.compile(r"[A-Za-z0-9_.\- ]*")
+
+
 def python_names(document: dict[str, Any]) -> list[RawFinding]:
+    """Schema names whose class is not simply the name in PascalCase: a name the generated
+    modules already use (`Response`, `None`, `UUID`...), one that gives the class name of an
+    earlier schema, one not made of ASCII letters, digits and separators. Kebab-case,
+    snake_case and dotted names (`repository-subscription`, GitHub's style) are the ordinary
+    conversion and no finding."""
+    from .ir.names import class_name
+    from .naming import pascal
+
     out = []
     schemas = (document.get("components") or {}).get("schemas") or {}
+    taken: set[str] = set()
+    owner: dict[str, str] = {}  # a plain class name -> the schema name that has it
     for name in schemas if isinstance(schemas, dict) else ():
         name = str(name)
+        plain = name if re.fullmatch(r"[A-Z][A-Za-z0-9]*", name) else pascal(name)
+        given = class_name(name, taken)
         reason = None
-        if not name.isidentifier():
-            reason = "is not a Python identifier"
-        elif keyword.iskeyword(name) or keyword.issoftkeyword(name):
-            reason = "is a Python keyword"
-        elif name in RESERVED_NAMES or hasattr(builtins, name):
+        if not (name[:1].isascii() and name[:1].isalpha()):
+            reason = "does not start with an ASCII letter"
+        elif not _PLAIN_SCHEMA_NAME.fullmatch(name):
+            reason = "has characters other than ASCII letters, digits and - _ . space"
+        elif given != plain and plain in owner:
+            reason = f"gives the class name of schema {owner[plain]!r}"
+        elif given != plain:
             reason = "is a name the generated modules already use"
+        owner.setdefault(plain, name)
         if reason:
             out.append(
                 RawFinding(

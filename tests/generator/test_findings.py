@@ -68,7 +68,7 @@ def test_webhook_payload_that_is_not_json_is_a_located_warning(tmp_path: Path) -
     )
 
 
-@pytest.mark.parametrize("name", ["None", "UUID", "model.with.dots", "class"])
+@pytest.mark.parametrize("name", ["None", "UUID", "Response", "list", "3d-model", "用户"])
 def test_awkward_schema_names_are_warnings_at_their_key(tmp_path: Path, name: str) -> None:
     text = (
         HEAD
@@ -81,6 +81,21 @@ def test_awkward_schema_names_are_warnings_at_their_key(tmp_path: Path, name: st
     assert code == 0, out
     [line] = finding(out, "python-name")
     assert f"openapi.yaml:{line_of(text, name + ':')}:5: warning [python-name]" in line, out
+
+
+def test_names_that_only_change_case_are_no_finding_but_a_clash_is(tmp_path: Path) -> None:
+    """Kebab-case, snake_case and dotted names (GitHub names every schema `like-this`) are
+    the ordinary conversion to PascalCase; a name whose class another schema already has is
+    a warning at the second one."""
+    names = ["repository-subscription", "scim_user", "model.with.dots", "class", "ScimUser"]
+    text = HEAD + "paths:\n  /ping:" + OP + "components:\n  schemas:\n"
+    text += "".join(f"    {name}:\n      type: string\n" for name in names)
+    spec = write(tmp_path / "openapi.yaml", text)
+    code, out = run_in(tmp_path, "validate", str(spec))
+    assert code == 0, out
+    [line] = finding(out, "python-name")
+    assert f"openapi.yaml:{line_of(text, 'ScimUser:')}:5: warning [python-name]" in line, out
+    assert "gives the class name of schema 'scim_user'" in line, out
 
 
 def test_dangling_ref_in_root_webhooks_is_an_error_at_the_ref(tmp_path: Path) -> None:
