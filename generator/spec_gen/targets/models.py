@@ -681,35 +681,47 @@ _FORMAT_CLASSES = frozenset(
 
 
 def typed_string_defaults(source: str) -> str:
-    """A field whose type is a string format's class (`ttl: timedelta = "PT1H"`) with a str
-    default: the default is written `Field(default="PT1H", validate_default=True)`, so mypy
-    accepts it and pydantic turns it into the field's type (the repair step dropped the
-    defaults it would refuse)."""
+    """Defaults datamodel-code-generator writes as JSON values mypy refuses for their field:
+
+    - a str default on a string format's class (`ttl: timedelta = "PT1H"`);
+    - an object or array default on a field typed with one of the module's classes
+      (`meta: Annotated[ObjectMeta, Field(validate_default=True)] = {}`, `items: list[Foo]
+      = [{"text": "abc"}]`: the schema's `default: {}` on an `allOf: [$ref]` property).
+
+    Each is written `Field(default=..., validate_default=True)`, so mypy accepts it and
+    pydantic turns it into the field's type (the repair step dropped the defaults it would
+    refuse)."""
     tree = ast.parse(source)
-    edits: list[tuple[int, int, int, str]] = []
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    edits: list[tuple[int, int, int, int, str]] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.ClassDef):
             continue
         for field in node.body:
-            if not (
-                isinstance(field, ast.AnnAssign)
-                and isinstance(field.value, ast.Constant)
-                and isinstance(field.value.value, str)
-                and field.value.end_lineno == field.value.lineno
-            ):
+            if not isinstance(field, ast.AnnAssign) or field.value is None:
                 continue
             names = {n.id for n in ast.walk(field.annotation) if isinstance(n, ast.Name)}
-            if "str" in names or "Literal" in names or not names & _FORMAT_CLASSES:
+            if not (
+                _str_on_format(field.value, names) or _json_on_class(field.value, names, classes)
+            ):
                 continue
             value = field.value
             text = f"Field(default={ast.unparse(value)}, validate_default=True)"
-            edits.append((value.lineno, value.col_offset, value.end_col_offset or 0, text))
+            edits.append(
+                (
+                    value.lineno,
+                    value.col_offset,
+                    value.end_lineno or value.lineno,
+                    value.end_col_offset or 0,
+                    text,
+                )
+            )
     if not edits:
         return source
     lines = source.splitlines(keepends=True)
-    for line, start, end, text in sorted(edits, reverse=True):
-        row = lines[line - 1].encode()
-        lines[line - 1] = (row[:start] + text.encode() + row[end:]).decode()
+    for line, start, end_line, end, text in sorted(edits, reverse=True):
+        first, last = lines[line - 1].encode(), lines[end_line - 1].encode()
+        lines[line - 1 : end_line] = [(first[:start] + text.encode() + last[end:]).decode()]
     source = "".join(lines)
     imported = {
         alias.asname or alias.name
@@ -726,6 +738,27 @@ def typed_string_defaults(source: str) -> str:
             flags=re.MULTILINE,
         )
     return source
+
+
+def _str_on_format(value: ast.expr, names: set[str]) -> bool:
+    """A str default on a field typed with a string format's class, and not with `str`."""
+    return (
+        isinstance(value, ast.Constant)
+        and isinstance(value.value, str)
+        and "str" not in names
+        and "Literal" not in names
+        and bool(names & _FORMAT_CLASSES)
+    )
+
+
+def _json_on_class(value: ast.expr, names: set[str], classes: set[str]) -> bool:
+    """An object, or an array holding values, as the default of a field whose type names one
+    of the module's classes (`[]` type-checks as any list; `[Kind.A]` is already typed)."""
+    if not (isinstance(value, (ast.Dict, ast.List)) and names & classes):
+        return False
+    return isinstance(value, ast.Dict) or any(
+        isinstance(n, (ast.Dict, ast.Constant)) for n in ast.walk(value)
+    )
 
 
 def bare_generics_typed(source: str) -> str:
