@@ -6,6 +6,13 @@ spec: the build exits 0 and the output says what the document meant.
   datamodel-code-generator writes the JSON value as the field's default; mypy --strict
   refused the assignment (`dict[Never, Never]` is not `ObjectMeta`). The default is now
   `Field(default=..., validate_default=True)`: typed, and a model instance at run time.
+- `false` inside a schema's allOf (`allOf: [false, {minLength: 2}]`, datamodel-code-
+  generator's own test documents): its SchemaParseError ("unsatisfiable") came back from
+  the models worker as `TypeError: SchemaParseError.__init__() missing ... 'message'`
+  (the exception does not load from its pickle), an internal error (exit 2). The schema is
+  now read as `not: {}` (`Any`, as a `false` property is), `false` members of a union are
+  dropped; any other schema datamodel-code-generator refuses is a located `schema` error,
+  and an exception that does not load again comes back from the worker as its text.
 """
 
 from __future__ import annotations
@@ -13,7 +20,15 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from spec_gen.targets.models import typed_string_defaults
+import pytest
+from spec_gen.targets.models import (
+    ModelsRefused,
+    _refusal,
+    model_ready,
+    refusal_pointer,
+    typed_string_defaults,
+)
+from spec_gen.worker import ForkedWorker
 from spec_helpers import run_in, run_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes_e"
@@ -73,3 +88,79 @@ def test_only_json_defaults_on_the_module_classes_are_rewritten() -> None:
     assert "tags: list[Tag] = []\n" in out
     assert 'words: list[str] = ["a"]\n' in out
     assert 'extra: dict[str, str] = {"a": "b"}\n' in out
+
+
+_LOCKER = """\
+import json
+from api_server.models import Locker
+
+locker = Locker.model_validate({"code": "A1", "size": "m"})
+print(json.dumps({"code": locker.code, "size": locker.size.root.value}))
+"""
+
+
+def test_false_members_of_allof_and_unions_build(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "false_members.yaml")
+    assert code == 0, output
+    assert "internal error" not in output
+    assert run_json(tmp_path / "out" / "server", _LOCKER) == {"code": "A1", "size": "m"}
+
+
+def test_model_ready_reads_false_members() -> None:
+    never = frozenset({"Never"})
+    ref = {"$ref": "#/components/schemas/Never"}
+    found = model_ready(
+        {
+            "A": {"allOf": [False, {"minLength": 2}], "description": "gone"},
+            "B": {"allOf": [ref, {"type": "string"}]},
+            "C": {"anyOf": [False, {"type": "string"}]},
+            "D": {"oneOf": [ref, False], "title": "none"},
+            "E": {"allOf": [{"$ref": "#/components/schemas/Other"}]},
+        },
+        never,
+    )
+    assert found == {
+        "A": {"description": "gone", "not": {}},
+        "B": {"not": {}},
+        "C": {"anyOf": [{"type": "string"}]},
+        "D": {"title": "none", "not": {}},
+        "E": {"allOf": [{"$ref": "#/components/schemas/Other"}]},
+    }
+
+
+class SchemaParseError(Exception):
+    """Shaped as datamodel-code-generator's: its __init__ wants more than its args hold."""
+
+    def __init__(self, message: str, path: list[str] | None = None) -> None:
+        self.path = path or []
+        super().__init__(f"Error at schema path '{self.path[0]}': {message}")
+
+
+def test_a_refused_schema_is_located_at_its_class() -> None:
+    refused = _refusal(
+        SchemaParseError("no type for it", ["#/components/schemas/Item/properties/size"])
+    )
+    assert isinstance(refused, ModelsRefused)
+    assert (refused.path, refused.reason) == (
+        "/components/schemas/Item/properties/size",
+        "no type for it",
+    )
+    # the IR's class `Item` is an inline schema of an operation
+    pointers = {"Item": "/paths/~1items/get/responses/200/content/application~1json/schema"}
+    assert refusal_pointer(refused.path, pointers) == (
+        "/paths/~1items/get/responses/200/content/application~1json/schema/properties/size"
+    )
+    assert _refusal(ValueError("other")) is None
+
+
+def _raise_unloadable() -> None:
+    raise SchemaParseError("boom", ["#/components/schemas/X"])
+
+
+def test_an_exception_that_does_not_unpickle_comes_back_as_its_text() -> None:
+    worker = ForkedWorker()
+    try:
+        with pytest.raises(RuntimeError, match="SchemaParseError: Error at schema path"):
+            worker.submit(_raise_unloadable).result()
+    finally:
+        worker.close()

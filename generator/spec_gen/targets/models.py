@@ -60,6 +60,8 @@ def inline_primitive_refs(node: Any, schemas: dict[str, Any]) -> Any:
 
 def models_document(api: Api) -> dict[str, Any]:
     """A minimal OpenAPI document holding only the schemas to turn into models."""
+    # a schema may be `false` (nothing is valid), whatever the IR's type says
+    never = frozenset(name for name, schema in api.schemas.items() if _is_false(schema))
     return {
         "openapi": "3.1.0",
         "info": {"title": api.title or "API", "version": api.version or "0"},
@@ -70,7 +72,8 @@ def models_document(api: Api) -> dict[str, Any]:
                     inline_primitive_refs(deep_refs_followed(api.schemas), api.schemas),
                     api.schemas,
                     _hoisted_names(api),
-                )
+                ),
+                never,
             )
         },
     }
@@ -203,7 +206,7 @@ def _resolved(schema: Any, schemas: dict[str, Any]) -> Any:
     return schema
 
 
-def model_ready(node: Any) -> Any:
+def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
     """Schemas as datamodel-code-generator handles them well:
 
     - a `discriminator` outside a oneOf/anyOf (on an allOf base) is dropped: it would make
@@ -211,6 +214,10 @@ def model_ready(node: Any) -> Any:
     - `default: null` on a property that does not allow null is dropped;
     - a `const` object or array is dropped, the schema read as its type (datamodel-code-
       generator writes a field typed as the value's type with the default `None`);
+    - `false` members (or `$ref`s to a `false` schema, named in `never`) of an anyOf/oneOf
+      are dropped; an `allOf` with one, or an anyOf/oneOf of nothing else (nothing is
+      valid), is written `not: {}` with its annotations: datamodel-code-generator refuses
+      those ("unsatisfiable") and writes `not` as `Any`, as it does a `false` property;
     - a nullable map (`type: [object, 'null']` with an `additionalProperties` schema and no
       `properties`) is written `anyOf: [<the map>, {type: 'null'}]`: datamodel-code-generator
       reads the type list as a bare `dict[str, Any]`, losing the values' type;
@@ -219,13 +226,22 @@ def model_ready(node: Any) -> Any:
       import; the `pattern` rule warns).
     """
     if isinstance(node, list):
-        return [model_ready(v) for v in node]
+        return [model_ready(v, never) for v in node]
     if not isinstance(node, dict):
         return node
     out = {
-        k: (v if isinstance(k, str) and k.startswith("x-") else model_ready(v))
+        k: (v if isinstance(k, str) and k.startswith("x-") else model_ready(v, never))
         for k, v in node.items()
     }
+    allof = out.get("allOf")
+    unsatisfiable = isinstance(allof, list) and any(_never(m, never) for m in allof)
+    for keyword in ("anyOf", "oneOf"):  # a member nothing matches changes nothing
+        members = out.get(keyword)
+        if isinstance(members, list) and any(_never(m, never) for m in members):
+            out[keyword] = [m for m in members if not _never(m, never)]
+            unsatisfiable |= not out[keyword]
+    if unsatisfiable:
+        out = {k: v for k, v in out.items() if k in _ANNOTATIONS} | {"not": {}}
     if isinstance(out.get("const"), (dict, list)):  # the `models` rule warns: read as its type
         value = out.pop("const")
         out.setdefault("type", "object" if isinstance(value, dict) else "array")
@@ -250,6 +266,26 @@ def model_ready(node: Any) -> Any:
     if isinstance(out.get("properties"), dict):
         _one_engine(out["properties"])
     return out
+
+
+_ANNOTATIONS = ("title", "description", "deprecated", "readOnly", "writeOnly")
+
+
+def _is_false(schema: object) -> bool:
+    return schema is False
+
+
+def _never(member: Any, never: frozenset[str]) -> bool:
+    """A schema nothing is valid against: `false`, or a `$ref` to a schema that is `false`."""
+    if member is False:
+        return True
+    ref = member.get("$ref") if isinstance(member, dict) else None
+    return (
+        isinstance(ref, str)
+        and ref.startswith("#/components/schemas/")
+        and ref.rsplit("/", 1)[-1] in never
+        and len(member) == 1
+    )
 
 
 _MAP_KEYWORDS = (
@@ -486,15 +522,21 @@ def _run_datamodel_codegen(
     # (see warning_notes); none is printed raw on stderr
     with stage(label), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        source = generate(
-            document,
-            input_file_type=InputFileType.OpenAPI,
-            output_model_type=DataModelType.PydanticV2BaseModel,
-            target_python_version=PythonVersion.PY_311,
-            formatters=[],
-            custom_file_header=header,
-            **OPTIONS,
-        )
+        try:
+            source = generate(
+                document,
+                input_file_type=InputFileType.OpenAPI,
+                output_model_type=DataModelType.PydanticV2BaseModel,
+                target_python_version=PythonVersion.PY_311,
+                formatters=[],
+                custom_file_header=header,
+                **OPTIONS,
+            )
+        except Exception as exc:
+            refused = _refusal(exc)
+            if refused is None:
+                raise
+            raise refused from None
     assert isinstance(source, str)
     source = bare_generics_typed(source)
     source = typed_string_defaults(source)
@@ -514,6 +556,38 @@ def _run_datamodel_codegen(
         note = f'# {why}:\n# mypy: disable-error-code="assignment"'
         source = f"{first}\n{note}\n{rest}"
     return source, warning_notes(caught)
+
+
+class ModelsRefused(Exception):
+    """datamodel-code-generator refused a schema (its SchemaParseError): where, in the models
+    document (`/components/schemas/<Class>/...`), and why. Its arguments are its fields, so
+    it crosses the models worker's pipe as it is."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(path, reason)
+        self.path, self.reason = path, reason
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+def _refusal(exc: Exception) -> ModelsRefused | None:
+    if type(exc).__name__ != "SchemaParseError":
+        return None
+    paths = [str(p) for p in getattr(exc, "path", None) or [] if str(p).startswith("#/")]
+    path = paths[0][1:] if paths else "/components/schemas"
+    reason = " ".join(str(exc).split())
+    reason = re.sub(r"^Error at schema path '[^']*': ", "", reason)
+    return ModelsRefused(path, reason)
+
+
+def refusal_pointer(path: str, pointers: dict[str, str]) -> str:
+    """The document's pointer of a models-document path (`/components/schemas/<Class>/...`:
+    the class's own schema, wherever the IR found it, then the rest of the path)."""
+    parts = path.split("/")
+    if len(parts) >= 4 and parts[1:3] == ["components", "schemas"] and parts[3] in pointers:
+        return "/".join([pointers[parts[3]], *parts[4:]])
+    return path
 
 
 # a `format` it has no type for: the schema's own type is used, as the spec says (formats
