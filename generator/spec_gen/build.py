@@ -192,6 +192,11 @@ def _checked_render(
         raw += apply_profile(
             [RawFinding(pointer, "models", note, WARNING) for pointer, note in notes], rules
         )
+    if _is_models_refusal(render_error):  # a schema no class can be made from: its finding
+        kept = apply_profile([_refusal_finding(render_error)], rules)
+        raw += kept
+        if any(f.severity == "error" for f in kept):
+            render_error = None
     stops = spec_bundle.problems or any(f.severity == "error" or strict for f in raw)
     if stops:
         files = None
@@ -201,6 +206,17 @@ def _checked_render(
         verdict.result()
     raw = apply_profile(repair_findings(spec_bundle) + verdict.result(), rules) + raw
     return files, spec_bundle, raw
+
+
+def _is_models_refusal(error: Exception | None) -> bool:
+    return type(error).__name__ == "ModelsRefused"  # its module is imported by _render only
+
+
+def _refusal_finding(error: Any) -> RawFinding:
+    """datamodel-code-generator's refusal of a schema, as an error of the `schema` rule."""
+    return RawFinding(
+        error.path, "schema", f"no model class can be made from this schema: {error.reason}"
+    )
 
 
 def _rules_in_worker(document: dict[str, Any], rules: Any) -> list[RawFinding] | None:
@@ -227,7 +243,13 @@ def _render(
     from .targets.client import render_client
     from .targets.client_models import split_models
     from .targets.docs import HTML_PAGE, render_docs
-    from .targets.models import generate_models, model_names, models_document
+    from .targets.models import (
+        ModelsRefused,
+        generate_models,
+        model_names,
+        models_document,
+        refusal_pointer,
+    )
     from .targets.server import render_server
 
     with at(""), stage("IR"):
@@ -275,7 +297,11 @@ def _render(
         files = format_python(files)
     with at("/components/schemas"):  # an error of the models step names the schemas
         with stage("wait for the models"):
-            models_source, notes = models.result()
+            try:
+                models_source, notes = models.result()
+            except ModelsRefused as refused:  # at the schema's node in the document
+                where = refusal_pointer(refused.path, api.schema_pointers)
+                raise ModelsRefused(where, refused.reason) from None
         located = [(_class_pointer(api.schema_pointers, note), note) for note in notes]
         missing = sorted(known - model_names(models_source))
         if missing:

@@ -10,7 +10,8 @@ the worker is ready for the real run.
 The calls and their results cross two pipes as pickled frames (8-byte length, then the
 pickle). The parent writes from a thread, so a large call (the models document of a big
 spec) never blocks it while the worker is still warming up. A call that raises in the
-worker raises the same exception from `Pending.result()`. `close()` kills the worker: a
+worker raises the same exception from `Pending.result()` (one that would not load again,
+its `__init__` wanting more than its args, comes back as a RuntimeError with its text). `close()` kills the worker: a
 build that stops early (an invalid spec) does not wait for a warm-up it no longer needs.
 Nothing here is imported by the worker's calls: it is plain os, pickle and threading.
 """
@@ -172,6 +173,8 @@ def _serve(jobs: int, results: int, first: Callable[[], object] | None) -> None:
             answer = (False, exc)
         try:
             payload = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+            if not answer[0]:  # an exception whose __init__ its args do not fit would not load
+                pickle.loads(payload)
         except Exception:  # noqa: BLE001  (an answer that does not pickle: its text does)
             what = answer[1]
             text = f"the worker's answer does not pickle: {type(what).__name__}: {what}"

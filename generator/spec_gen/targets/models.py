@@ -60,6 +60,8 @@ def inline_primitive_refs(node: Any, schemas: dict[str, Any]) -> Any:
 
 def models_document(api: Api) -> dict[str, Any]:
     """A minimal OpenAPI document holding only the schemas to turn into models."""
+    # a schema may be `false` (nothing is valid), whatever the IR's type says
+    never = frozenset(name for name, schema in api.schemas.items() if _is_false(schema))
     return {
         "openapi": "3.1.0",
         "info": {"title": api.title or "API", "version": api.version or "0"},
@@ -70,7 +72,8 @@ def models_document(api: Api) -> dict[str, Any]:
                     inline_primitive_refs(deep_refs_followed(api.schemas), api.schemas),
                     api.schemas,
                     _hoisted_names(api),
-                )
+                ),
+                never,
             )
         },
     }
@@ -203,7 +206,7 @@ def _resolved(schema: Any, schemas: dict[str, Any]) -> Any:
     return schema
 
 
-def model_ready(node: Any) -> Any:
+def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
     """Schemas as datamodel-code-generator handles them well:
 
     - a `discriminator` outside a oneOf/anyOf (on an allOf base) is dropped: it would make
@@ -211,6 +214,10 @@ def model_ready(node: Any) -> Any:
     - `default: null` on a property that does not allow null is dropped;
     - a `const` object or array is dropped, the schema read as its type (datamodel-code-
       generator writes a field typed as the value's type with the default `None`);
+    - `false` members (or `$ref`s to a `false` schema, named in `never`) of an anyOf/oneOf
+      are dropped; an `allOf` with one, or an anyOf/oneOf of nothing else (nothing is
+      valid), is written `not: {}` with its annotations: datamodel-code-generator refuses
+      those ("unsatisfiable") and writes `not` as `Any`, as it does a `false` property;
     - a nullable map (`type: [object, 'null']` with an `additionalProperties` schema and no
       `properties`) is written `anyOf: [<the map>, {type: 'null'}]`: datamodel-code-generator
       reads the type list as a bare `dict[str, Any]`, losing the values' type;
@@ -219,13 +226,22 @@ def model_ready(node: Any) -> Any:
       import; the `pattern` rule warns).
     """
     if isinstance(node, list):
-        return [model_ready(v) for v in node]
+        return [model_ready(v, never) for v in node]
     if not isinstance(node, dict):
         return node
     out = {
-        k: (v if isinstance(k, str) and k.startswith("x-") else model_ready(v))
+        k: (v if isinstance(k, str) and k.startswith("x-") else model_ready(v, never))
         for k, v in node.items()
     }
+    allof = out.get("allOf")
+    unsatisfiable = isinstance(allof, list) and any(_never(m, never) for m in allof)
+    for keyword in ("anyOf", "oneOf"):  # a member nothing matches changes nothing
+        members = out.get(keyword)
+        if isinstance(members, list) and any(_never(m, never) for m in members):
+            out[keyword] = [m for m in members if not _never(m, never)]
+            unsatisfiable |= not out[keyword]
+    if unsatisfiable:
+        out = {k: v for k, v in out.items() if k in _ANNOTATIONS} | {"not": {}}
     if isinstance(out.get("const"), (dict, list)):  # the `models` rule warns: read as its type
         value = out.pop("const")
         out.setdefault("type", "object" if isinstance(value, dict) else "array")
@@ -250,6 +266,26 @@ def model_ready(node: Any) -> Any:
     if isinstance(out.get("properties"), dict):
         _one_engine(out["properties"])
     return out
+
+
+_ANNOTATIONS = ("title", "description", "deprecated", "readOnly", "writeOnly")
+
+
+def _is_false(schema: object) -> bool:
+    return schema is False
+
+
+def _never(member: Any, never: frozenset[str]) -> bool:
+    """A schema nothing is valid against: `false`, or a `$ref` to a schema that is `false`."""
+    if member is False:
+        return True
+    ref = member.get("$ref") if isinstance(member, dict) else None
+    return (
+        isinstance(ref, str)
+        and ref.startswith("#/components/schemas/")
+        and ref.rsplit("/", 1)[-1] in never
+        and len(member) == 1
+    )
 
 
 _MAP_KEYWORDS = (
@@ -486,15 +522,21 @@ def _run_datamodel_codegen(
     # (see warning_notes); none is printed raw on stderr
     with stage(label), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        source = generate(
-            document,
-            input_file_type=InputFileType.OpenAPI,
-            output_model_type=DataModelType.PydanticV2BaseModel,
-            target_python_version=PythonVersion.PY_311,
-            formatters=[],
-            custom_file_header=header,
-            **OPTIONS,
-        )
+        try:
+            source = generate(
+                document,
+                input_file_type=InputFileType.OpenAPI,
+                output_model_type=DataModelType.PydanticV2BaseModel,
+                target_python_version=PythonVersion.PY_311,
+                formatters=[],
+                custom_file_header=header,
+                **OPTIONS,
+            )
+        except Exception as exc:
+            refused = _refusal(exc)
+            if refused is None:
+                raise
+            raise refused from None
     assert isinstance(source, str)
     source = bare_generics_typed(source)
     source = typed_string_defaults(source)
@@ -514,6 +556,38 @@ def _run_datamodel_codegen(
         note = f'# {why}:\n# mypy: disable-error-code="assignment"'
         source = f"{first}\n{note}\n{rest}"
     return source, warning_notes(caught)
+
+
+class ModelsRefused(Exception):
+    """datamodel-code-generator refused a schema (its SchemaParseError): where, in the models
+    document (`/components/schemas/<Class>/...`), and why. Its arguments are its fields, so
+    it crosses the models worker's pipe as it is."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(path, reason)
+        self.path, self.reason = path, reason
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+def _refusal(exc: Exception) -> ModelsRefused | None:
+    if type(exc).__name__ != "SchemaParseError":
+        return None
+    paths = [str(p) for p in getattr(exc, "path", None) or [] if str(p).startswith("#/")]
+    path = paths[0][1:] if paths else "/components/schemas"
+    reason = " ".join(str(exc).split())
+    reason = re.sub(r"^Error at schema path '[^']*': ", "", reason)
+    return ModelsRefused(path, reason)
+
+
+def refusal_pointer(path: str, pointers: dict[str, str]) -> str:
+    """The document's pointer of a models-document path (`/components/schemas/<Class>/...`:
+    the class's own schema, wherever the IR found it, then the rest of the path)."""
+    parts = path.split("/")
+    if len(parts) >= 4 and parts[1:3] == ["components", "schemas"] and parts[3] in pointers:
+        return "/".join([pointers[parts[3]], *parts[4:]])
+    return path
 
 
 # a `format` it has no type for: the schema's own type is used, as the spec says (formats
@@ -681,35 +755,47 @@ _FORMAT_CLASSES = frozenset(
 
 
 def typed_string_defaults(source: str) -> str:
-    """A field whose type is a string format's class (`ttl: timedelta = "PT1H"`) with a str
-    default: the default is written `Field(default="PT1H", validate_default=True)`, so mypy
-    accepts it and pydantic turns it into the field's type (the repair step dropped the
-    defaults it would refuse)."""
+    """Defaults datamodel-code-generator writes as JSON values mypy refuses for their field:
+
+    - a str default on a string format's class (`ttl: timedelta = "PT1H"`);
+    - an object or array default on a field typed with one of the module's classes
+      (`meta: Annotated[ObjectMeta, Field(validate_default=True)] = {}`, `items: list[Foo]
+      = [{"text": "abc"}]`: the schema's `default: {}` on an `allOf: [$ref]` property).
+
+    Each is written `Field(default=..., validate_default=True)`, so mypy accepts it and
+    pydantic turns it into the field's type (the repair step dropped the defaults it would
+    refuse)."""
     tree = ast.parse(source)
-    edits: list[tuple[int, int, int, str]] = []
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    edits: list[tuple[int, int, int, int, str]] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.ClassDef):
             continue
         for field in node.body:
-            if not (
-                isinstance(field, ast.AnnAssign)
-                and isinstance(field.value, ast.Constant)
-                and isinstance(field.value.value, str)
-                and field.value.end_lineno == field.value.lineno
-            ):
+            if not isinstance(field, ast.AnnAssign) or field.value is None:
                 continue
             names = {n.id for n in ast.walk(field.annotation) if isinstance(n, ast.Name)}
-            if "str" in names or "Literal" in names or not names & _FORMAT_CLASSES:
+            if not (
+                _str_on_format(field.value, names) or _json_on_class(field.value, names, classes)
+            ):
                 continue
             value = field.value
             text = f"Field(default={ast.unparse(value)}, validate_default=True)"
-            edits.append((value.lineno, value.col_offset, value.end_col_offset or 0, text))
+            edits.append(
+                (
+                    value.lineno,
+                    value.col_offset,
+                    value.end_lineno or value.lineno,
+                    value.end_col_offset or 0,
+                    text,
+                )
+            )
     if not edits:
         return source
     lines = source.splitlines(keepends=True)
-    for line, start, end, text in sorted(edits, reverse=True):
-        row = lines[line - 1].encode()
-        lines[line - 1] = (row[:start] + text.encode() + row[end:]).decode()
+    for line, start, end_line, end, text in sorted(edits, reverse=True):
+        first, last = lines[line - 1].encode(), lines[end_line - 1].encode()
+        lines[line - 1 : end_line] = [(first[:start] + text.encode() + last[end:]).decode()]
     source = "".join(lines)
     imported = {
         alias.asname or alias.name
@@ -726,6 +812,27 @@ def typed_string_defaults(source: str) -> str:
             flags=re.MULTILINE,
         )
     return source
+
+
+def _str_on_format(value: ast.expr, names: set[str]) -> bool:
+    """A str default on a field typed with a string format's class, and not with `str`."""
+    return (
+        isinstance(value, ast.Constant)
+        and isinstance(value.value, str)
+        and "str" not in names
+        and "Literal" not in names
+        and bool(names & _FORMAT_CLASSES)
+    )
+
+
+def _json_on_class(value: ast.expr, names: set[str], classes: set[str]) -> bool:
+    """An object, or an array holding values, as the default of a field whose type names one
+    of the module's classes (`[]` type-checks as any list; `[Kind.A]` is already typed)."""
+    if not (isinstance(value, (ast.Dict, ast.List)) and names & classes):
+        return False
+    return isinstance(value, ast.Dict) or any(
+        isinstance(n, (ast.Dict, ast.Constant)) for n in ast.walk(value)
+    )
 
 
 def bare_generics_typed(source: str) -> str:
