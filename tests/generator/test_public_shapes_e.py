@@ -13,6 +13,15 @@ spec: the build exits 0 and the output says what the document meant.
   now read as `not: {}` (`Any`, as a `false` property is), `false` members of a union are
   dropped; any other schema datamodel-code-generator refuses is a located `schema` error,
   and an exception that does not load again comes back from the worker as its text.
+- properties named like schema keywords (`discriminator`, `const`, `pattern`; a schema
+  named `const`): the models' preparation read the name maps as schemas, so a property
+  `discriminator` was deleted and one named `const` replaced by `type: object`; data
+  (`default`, `enum`, `example`) that looks like a schema was rewritten too. A float
+  `const` became `x: float = None` (mypy --strict refused it; required, it was dropped);
+  it is now its only value's range. datamodel-code-generator's directives to itself
+  (`customTypePath`, `customBasePath`, `x-python-type`, `x-python-import`,
+  `x-is-classvar`, in its own test documents) made the models import the module they name
+  (a build ending in an internal error, or any installed module imported): dropped.
 """
 
 from __future__ import annotations
@@ -164,3 +173,54 @@ def test_an_exception_that_does_not_unpickle_comes_back_as_its_text() -> None:
             worker.submit(_raise_unloadable).result()
     finally:
         worker.close()
+
+
+_GAUGE = """\
+import json, typing
+from api_server import models
+from api_server.models import Const, Gauge
+from pydantic import ValidationError
+
+gauge = Gauge.model_validate(
+    {"scale": 1.5, "discriminator": "d", "const": {"a": 1}, "customTypePath": 2, "unit": "m"}
+)
+found = {
+    "fields": sorted(Gauge.model_fields),
+    "dumped": gauge.model_dump(by_alias=True, exclude_none=True),
+    "const class": sorted(Const.model_fields),
+    "imports": sorted(name for name in ("json", "os", "decimal") if hasattr(models, name)),
+    "bases": [base.__name__ for base in Gauge.__mro__[1:3]],
+}
+for bad in ({"scale": 1.6, "discriminator": "d"}, {"scale": 1.5, "discriminator": "d", "ratio": 1}):
+    try:
+        Gauge.model_validate(bad)
+        found.setdefault("accepted", []).append(bad)
+    except ValidationError:
+        pass
+print(json.dumps(found))
+"""
+
+
+def test_keyword_named_properties_float_consts_and_tool_directives(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "keyword_names.yaml", "--typecheck")
+    assert code == 0, output
+    assert "Success: no issues found" in output
+    found = run_json(tmp_path / "out" / "server", _GAUGE)
+    assert found["fields"] == sorted(
+        ["discriminator", "const", "pattern", "customTypePath", "scale", "ratio", "unit",
+         "tally", "settings"]
+    ), found  # fmt: skip
+    assert found["dumped"] == {
+        "discriminator": "d",
+        "const": {"a": 1},
+        "pattern": "x",
+        "customTypePath": 2,
+        "scale": 1.5,
+        "unit": "m",
+        "tally": 3,
+        "settings": {"pattern": "[[", "const": {"a": 1}, "discriminator": "x"},
+    }, found
+    assert found["const class"] == ["discriminator"], found
+    # no import of the modules the directives name, no custom base class
+    assert found["imports"] == [] and found["bases"][0] == "BaseModel", found
+    assert "accepted" not in found, found

@@ -62,19 +62,17 @@ def models_document(api: Api) -> dict[str, Any]:
     """A minimal OpenAPI document holding only the schemas to turn into models."""
     # a schema may be `false` (nothing is valid), whatever the IR's type says
     never = frozenset(name for name, schema in api.schemas.items() if _is_false(schema))
+    schemas = narrowed_in_members(
+        inline_primitive_refs(deep_refs_followed(api.schemas), api.schemas),
+        api.schemas,
+        _hoisted_names(api),
+    )
     return {
         "openapi": "3.1.0",
         "info": {"title": api.title or "API", "version": api.version or "0"},
         "paths": {},
         "components": {
-            "schemas": model_ready(
-                narrowed_in_members(
-                    inline_primitive_refs(deep_refs_followed(api.schemas), api.schemas),
-                    api.schemas,
-                    _hoisted_names(api),
-                ),
-                never,
-            )
+            "schemas": {name: model_ready(schema, never) for name, schema in schemas.items()}
         },
     }
 
@@ -213,7 +211,12 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
       the base's property `Literal['<BaseName>']` and every subclass's the class name;
     - `default: null` on a property that does not allow null is dropped;
     - a `const` object or array is dropped, the schema read as its type (datamodel-code-
-      generator writes a field typed as the value's type with the default `None`);
+      generator writes a field typed as the value's type with the default `None`); a float
+      `const` is written `minimum` = `maximum` = the value (it wrote `x: float = None`);
+    - what datamodel-code-generator reads as instructions to itself (`customTypePath`,
+      `customBasePath`, `x-python-type`, `x-python-import`, `x-is-classvar`, ...: an import
+      of any module the document names) is dropped; property names, data (`default`,
+      `enum`, `example`...) and other extensions are kept as written, never read as schemas;
     - `false` members (or `$ref`s to a `false` schema, named in `never`) of an anyOf/oneOf
       are dropped; an `allOf` with one, or an anyOf/oneOf of nothing else (nothing is
       valid), is written `not: {}` with its annotations: datamodel-code-generator refuses
@@ -229,10 +232,15 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
         return [model_ready(v, never) for v in node]
     if not isinstance(node, dict):
         return node
-    out = {
-        k: (v if isinstance(k, str) and k.startswith("x-") else model_ready(v, never))
-        for k, v in node.items()
-    }
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if not isinstance(key, str) or key in _DATA or key.startswith("x-"):
+            if not _tool_directive(key):
+                out[key] = value
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: model_ready(sub, never) for name, sub in value.items()}
+        elif key not in _TOOL_KEYS:
+            out[key] = model_ready(value, never)
     allof = out.get("allOf")
     unsatisfiable = isinstance(allof, list) and any(_never(m, never) for m in allof)
     for keyword in ("anyOf", "oneOf"):  # a member nothing matches changes nothing
@@ -245,6 +253,9 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
     if isinstance(out.get("const"), (dict, list)):  # the `models` rule warns: read as its type
         value = out.pop("const")
         out.setdefault("type", "object" if isinstance(value, dict) else "array")
+    if isinstance(out.get("const"), float):  # no Literal holds a float: its only value's range
+        out["minimum"] = out["maximum"] = out.pop("const")
+        out.setdefault("type", "number")
     if "discriminator" in out and not ("oneOf" in out or "anyOf" in out):
         del out["discriminator"]
     if "default" in out and out["default"] is None and not _allows_null(out):
@@ -269,6 +280,27 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
 
 
 _ANNOTATIONS = ("title", "description", "deprecated", "readOnly", "writeOnly")
+# keywords whose values are data or names, not schemas: kept as written
+_DATA = frozenset(
+    {"default", "const", "enum", "example", "examples", "discriminator", "xml", "externalDocs",
+     "required", "dependentRequired", "type", "format", "$ref", "$id", "$anchor", "$schema"}
+)  # fmt: skip
+# keywords whose values map names to schemas: each value is a schema, the map is not
+_SCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+# what datamodel-code-generator reads as instructions to itself, not as JSON Schema: a custom
+# base class or type to import from a module the document names, a field made a ClassVar,
+# a field renamed... (`schema-keyword` warns that the first two are ignored; they are)
+_TOOL_KEYS = frozenset({"customTypePath", "customBasePath"})
+_TOOL_EXTENSIONS = (
+    "x-python-", "x-datamodel-code-generator-", "x-is-base-class", "x-is-classvar",
+    "x-enum-field-as-literal",
+)  # fmt: skip
+
+
+def _tool_directive(key: object) -> bool:
+    return isinstance(key, str) and key.startswith(_TOOL_EXTENSIONS)
 
 
 def _is_false(schema: object) -> bool:
