@@ -33,6 +33,7 @@ def test_redocly_lint_reports_no_errors(tmp_path: Path) -> None:
         text=True,
         cwd=tmp_path,
         timeout=600,
+        check=False,
     )
     if done.returncode != 0 and "npm ERR" in done.stderr and os.environ.get("CI") != "true":
         pytest.skip(f"Redocly CLI could not be installed: {done.stderr[-300:]}")

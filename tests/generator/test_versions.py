@@ -23,8 +23,10 @@ PATHS = """paths:
     [
         (
             'swagger: "2.0"\ninfo: {title: T, version: "1"}\n',
-            "1:1: error [openapi] a Swagger 2.0 (OpenAPI 2) document: spec-gen reads OpenAPI 3.0 "
-            "and 3.1; convert it first",
+            (
+                "1:1: error [openapi] a Swagger 2.0 (OpenAPI 2) document: spec-gen reads "
+                "OpenAPI 3.0 and 3.1; convert it first"
+            ),
         ),
         (
             'info: {title: T, version: "1"}\n',

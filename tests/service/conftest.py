@@ -52,7 +52,7 @@ async def _pg_admin(statement: str) -> None:
 def postgres_available() -> None:
     try:
         asyncio.run(_pg_admin("SELECT 1"))
-    except Exception as exc:  # any failure to reach the server
+    except Exception as exc:  # noqa: BLE001  (any failure to reach the server)
         unavailable(f"PostgreSQL at {PG_HOST}:5432", exc)
 
 

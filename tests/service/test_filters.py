@@ -73,14 +73,14 @@ def matching(model: Any, sort: Any = None) -> list[int]:
                 }
             },
             [2, 5],
-        ),  # fmt: skip
+        ),
         (
             {
                 "name": {"filterType": "text", "type": "contains", "filter": "a"},
                 "age": {"filterType": "number", "type": "lessThan", "filter": 40},
             },
             [1],
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_filters_select_the_right_rows(model: Any, expected: list[int]) -> None:

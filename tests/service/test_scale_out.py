@@ -80,6 +80,7 @@ def cli(env: dict[str, str], *args: str) -> dict[str, object]:
         capture_output=True,
         text=True,
         timeout=60,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     return dict(json.loads(done.stdout))

@@ -43,7 +43,14 @@ def test_special_purpose_addresses_are_not_public(address: str) -> None:
 
 @pytest.mark.parametrize(
     "address",
-    ["8.8.8.8", "192.0.0.9", "2606:4700::1111", "2002:808:808::1", "64:ff9b::808:808", "::ffff:8.8.8.8"],
+    [
+        "8.8.8.8",
+        "192.0.0.9",
+        "2606:4700::1111",
+        "2002:808:808::1",
+        "64:ff9b::808:808",
+        "::ffff:8.8.8.8",
+    ],
 )
 def test_public_addresses_are_public(address: str) -> None:
     assert is_public(ipaddress.ip_address(address))
