@@ -14,7 +14,7 @@ from urllib.parse import unquote
 from . import patterns
 from .findings import RawFinding
 from .pointer import join_pointer, resolve_pointer
-from .walk import operations, schema_roots
+from .walk import IGNORED_HEADERS, METHODS, ignored_header, operations, path_items, schema_roots
 
 JSON_TYPES: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
@@ -256,6 +256,34 @@ def python_names(document: dict[str, Any]) -> list[RawFinding]:
     return out
 
 
+def ignored_headers(document: dict[str, Any]) -> list[RawFinding]:
+    """Each header parameter OpenAPI says to ignore (the IR leaves it out), at the place it
+    is listed; a client that must still send one sets it in its default headers."""
+    out = []
+    for here, item in path_items(document):
+        holders = [(here, item)] + [
+            (join_pointer(here, method), item[method])
+            for method in METHODS
+            if isinstance(item.get(method), dict)
+        ]
+        for at, holder in holders:
+            parameters = holder.get("parameters")
+            for index, parameter in enumerate(parameters if isinstance(parameters, list) else []):
+                parameter = deref(document, parameter)
+                if ignored_header(parameter):
+                    name = str(parameter["name"])
+                    carried = IGNORED_HEADERS[name.lower()]
+                    out.append(
+                        RawFinding(
+                            join_pointer(at, "parameters", index),
+                            "ignored-header",
+                            f"header parameter {name!r} is ignored, as OpenAPI says: {carried} "
+                            "carry it (a client can still send it in its default headers)",
+                        )
+                    )
+    return out
+
+
 def _sub_schemas(schema: Any, here: str) -> Iterator[tuple[str, dict[str, Any]]]:
     if not isinstance(schema, dict):
         return
@@ -450,6 +478,7 @@ CORE_RULES: dict[str, str] = {
     "webhook-payload": "warn",
     "no-body-status": "warn",
     "parameter-repair": "warn",  # a path parameter not marked required, or not declared
+    "ignored-header": "warn",  # an Accept, Content-Type or Authorization header parameter
     "pattern": "warn",  # a `pattern` no regular expression engine of pydantic compiles
     "schema-cycle": "error",  # a schema that extends itself through allOf
     "document-repair": "warn",  # info.version written as a number, read as a string
@@ -461,6 +490,7 @@ CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     path_params,
     no_operations,
     python_names,
+    ignored_headers,
     schemas_checks,
     webhook_payloads,
     no_body_statuses,

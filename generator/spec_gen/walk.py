@@ -9,6 +9,23 @@ from .pointer import join_pointer
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
+# header parameters OpenAPI says to ignore, and what carries them instead
+IGNORED_HEADERS = {
+    "accept": "the response media types",
+    "content-type": "the request body's media types",
+    "authorization": "the security schemes",
+}
+
+
+def ignored_header(parameter: Any) -> bool:
+    """A header parameter named Accept, Content-Type or Authorization (any case): OpenAPI
+    says its definition SHALL be ignored."""
+    return (
+        isinstance(parameter, dict)
+        and parameter.get("in") == "header"
+        and str(parameter.get("name", "")).lower() in IGNORED_HEADERS
+    )
+
 
 def _items(node: Any) -> list[tuple[str, Any]]:
     return [(str(k), v) for k, v in node.items()] if isinstance(node, dict) else []

@@ -48,7 +48,7 @@ def test_operation_handlers_never_shadow_the_routers_names() -> None:
 
 def test_parameters_keep_clear_of_handler_locals_and_path_placeholders() -> None:
     params = [
-        {"name": "Content-Type", "in": "header", "schema": {"type": "string"}},
+        {"name": "Context", "in": "header", "schema": {"type": "string"}},
         {"name": "result", "in": "query", "schema": {"type": "string"}},
         {"name": "id", "in": "query", "schema": {"type": "string", "default": "x"}},
         {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
@@ -56,7 +56,7 @@ def test_parameters_keep_clear_of_handler_locals_and_path_placeholders() -> None
     api = build_ir(doc({"/things/{id}": {"post": op(parameters=params)}}))
     names = {(p.name, p.location): p.py_name for p in api.operations[0].params}
     assert names == {
-        ("Content-Type", "header"): "content_type_",
+        ("Context", "header"): "context_",
         ("result", "query"): "result_",
         ("id", "query"): "id_query",
         ("id", "path"): "id_",

@@ -10,6 +10,7 @@ from ..errors import at
 from ..naming import pascal, snake
 from ..pointer import escape_pointer_token as escape
 from ..walk import METHODS as HTTP_METHODS
+from ..walk import ignored_header
 from .model import Api, Operation, Tag, WebhookOperation
 from .names import OPERATION_RESERVED, identifier, module_identifier, unique
 from .nodes import extensions, requirements, security_scheme, server
@@ -73,6 +74,9 @@ class Builder(Parts):
                     # a path parameter without a placeholder in the path: no request carries
                     # it (a `parameter-repair` warning)
                     merged = [p for p in merged if p.get("in") != "path" or placed(p, path)]
+                    # Accept, Content-Type, Authorization headers: ignored, as OpenAPI says
+                    # (an `ignored-header` warning)
+                    merged = [p for p in merged if not ignored_header(p)]
                     tag = tag_for(str((raw.get("tags") or ["default"])[0]))
                     reqs = requirements(raw["security"]) if "security" in raw else default_reqs
                     op = Operation(
@@ -152,7 +156,8 @@ class Builder(Parts):
         self, name: str, method: str, raw: dict[str, Any], pointer: str, op_name: str
     ) -> WebhookOperation:
         op_name = pascal(str(raw.get("operationId") or op_name or f"webhook {name}"))
-        params = self.params([self.deref(p) for p in raw.get("parameters") or []], op_name, pointer)
+        listed = [self.deref(p) for p in raw.get("parameters") or []]
+        params = self.params([p for p in listed if not ignored_header(p)], op_name, pointer)
         return WebhookOperation(
             name=name,
             method=method,
