@@ -1,0 +1,55 @@
+"""Shapes met in the test documents of peer tools (sixth round), each in a small hand-written
+spec: the build exits 0 and the output says what the document meant.
+
+- `format: email` on a schema without `type: string` (`email: {format: email}`, as in
+  kin-openapi's callback documents), or inside an example's data: the dependency lists were
+  chosen from the schemas' text (`pydantic[email]`), datamodel-code-generator wrote no
+  EmailStr (the value may be any JSON value), and the build stopped with an internal error
+  ("email fields: the models and the dependency list disagree", exit 2). The packages'
+  pydantic requirement now follows the models.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from spec_helpers import run_in
+
+FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes_f"
+
+
+def _build(tmp_path: Path, fixture: str, *extra: str) -> tuple[int, str]:
+    shutil.copy(FIXTURES / fixture, tmp_path / "openapi.yaml")
+    return run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", *extra)
+
+
+def _requirements(tmp_path: Path) -> list[str]:
+    out = tmp_path / "out"
+    return [
+        line
+        for part in ("server", "client")
+        for line in (out / part / "pyproject.toml").read_text().splitlines()
+        if line.startswith("dependencies")
+    ]
+
+
+def test_an_untyped_email_format_needs_no_email_extra(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "untyped_email_format.yaml")
+    assert code == 0, output
+    models = (tmp_path / "out" / "server" / "api_server" / "models.py").read_text()
+    assert "contact: Any | None = None" in models
+    assert "EmailStr" not in models
+    requirements = _requirements(tmp_path)
+    assert len(requirements) == 2
+    assert all('"pydantic>=2.7,<3"' in line for line in requirements), requirements
+
+
+def test_a_string_email_format_keeps_the_email_extra(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "typed_email_format.yaml")
+    assert code == 0, output
+    models = (tmp_path / "out" / "server" / "api_server" / "models.py").read_text()
+    assert "contact: EmailStr | None = None" in models
+    requirements = _requirements(tmp_path)
+    assert len(requirements) == 2
+    assert all('"pydantic[email]>=2.7,<3"' in line for line in requirements), requirements
