@@ -7,6 +7,10 @@ spec: the build exits 0 and the output says what the document meant.
   EmailStr (the value may be any JSON value), and the build stopped with an internal error
   ("email fields: the models and the dependency list disagree", exit 2). The packages'
   pydantic requirement now follows the models.
+- an object schema with an `enum` of objects (`type: object, enum: [{status: active}, ...]`,
+  kin-openapi's any_fields document): datamodel-code-generator writes a model class, the
+  client read it as an enum class (`Preset(response.json())`) and failed mypy --strict
+  ("Too many arguments"). Such a schema is no enum class to the IR any more.
 """
 
 from __future__ import annotations
@@ -53,3 +57,13 @@ def test_a_string_email_format_keeps_the_email_extra(tmp_path: Path) -> None:
     requirements = _requirements(tmp_path)
     assert len(requirements) == 2
     assert all('"pydantic[email]>=2.7,<3"' in line for line in requirements), requirements
+
+
+def test_object_enums_are_models_to_the_client(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "object_enums.yaml", "--typecheck")
+    assert code == 0, output
+    assert "Success: no issues found" in output
+    resources = tmp_path / "out" / "client" / "api_client" / "resources" / "default.py"
+    text = resources.read_text()
+    assert "Preset.model_validate_json(response.content)" in text
+    assert "Preset(response.json())" not in text
