@@ -11,6 +11,9 @@ spec: the build exits 0 and the output says what the document meant.
   kin-openapi's any_fields document): datamodel-code-generator writes a model class, the
   client read it as an enum class (`Preset(response.json())`) and failed mypy --strict
   ("Too many arguments"). Such a schema is no enum class to the IR any more.
+- specification extensions (`x-...`) in the Paths Object or a Responses Object (also skipped
+  in a Callback Object; swagger-parser's extensions documents): read as a path or a status,
+  an internal error (`'str' object has no attribute 'get'`, exit 2). They are skipped.
 """
 
 from __future__ import annotations
@@ -67,3 +70,15 @@ def test_object_enums_are_models_to_the_client(tmp_path: Path) -> None:
     text = resources.read_text()
     assert "Preset.model_validate_json(response.content)" in text
     assert "Preset(response.json())" not in text
+
+
+def test_extension_keys_of_paths_responses_and_callbacks_are_no_entries(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "extension_keys.yaml")
+    assert code == 0, output
+    assert "1 routes mounted" in output
+    resources = tmp_path / "out" / "client" / "api_client" / "resources" / "default.py"
+    text = resources.read_text()
+    assert "def place_order(" in text
+    assert "PlaceOrderResponse.model_validate_json(response.content)" in text
+    webhooks = (tmp_path / "out" / "server" / "api_server" / "webhooks.py").read_text()
+    assert "shipped" in webhooks.lower()
