@@ -14,6 +14,10 @@ spec: the build exits 0 and the output says what the document meant.
 - specification extensions (`x-...`) in the Paths Object or a Responses Object (also skipped
   in a Callback Object; swagger-parser's extensions documents): read as a path or a status,
   an internal error (`'str' object has no attribute 'get'`, exit 2). They are skipped.
+- a string where a Media Type Object or an encoding map belongs (`content: {description:
+  ok}`, prism's harness documents): the 3.0 -> 3.1 upgrade, which runs before validation,
+  stopped on it (internal error, exit 2). It now skips such nodes; validation refuses them
+  with located findings.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from spec_helpers import run_in
+from spec_helpers import line_of, run_in
 
 FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes_f"
 
@@ -82,3 +86,15 @@ def test_extension_keys_of_paths_responses_and_callbacks_are_no_entries(tmp_path
     assert "PlaceOrderResponse.model_validate_json(response.content)" in text
     webhooks = (tmp_path / "out" / "server" / "api_server" / "webhooks.py").read_text()
     assert "shipped" in webhooks.lower()
+
+
+def test_ill_typed_media_entries_are_located_findings(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "ill_typed_media.yaml")
+    assert code == 1, output
+    assert "internal error" not in output
+    text = (FIXTURES / "ill_typed_media.yaml").read_text()
+    media = line_of(text, "text/plain: hello")
+    encoding = line_of(text, "encoding: yes")
+    assert f"openapi.yaml:{media}:13: error [openapi]" in output, output
+    assert f"openapi.yaml:{encoding}:15: error [openapi]" in output, output
+    assert "2 error(s)" in output
