@@ -310,7 +310,10 @@ def _render(
             )
             raise RuntimeError(f"datamodel-code-generator produced no class for: {shown}")
     if ("EmailStr" in models_source) != uses_email:
-        raise RuntimeError("email fields: the models and the dependency list disagree")
+        # the guess above reads the schemas' text: a `format: email` datamodel-code-generator
+        # does not type as EmailStr (no `type: string`, an example's data) is no email field;
+        # the packages' dependency lists follow the models
+        files = _email_dependency(files, pydantic_dep, not uses_email)
     # the server's one models module first: with it, the server's probe can start importing
     # while the client's split of the models is made and formatted
     server_models = f"server/{config.server_package}/models.py"
@@ -340,6 +343,18 @@ def _class_pointer(pointers: dict[str, str], text: str) -> str:
         if found:
             return found
     return "/components/schemas"
+
+
+def _email_dependency(files: dict[str, str], written: str, email: bool) -> dict[str, str]:
+    """The pyproject files with `written` (the pydantic requirement they were rendered with)
+    replaced by the one the models need: with the email extra or without it."""
+    wanted = "pydantic[email]>=2.7,<3" if email else "pydantic>=2.7,<3"
+    return {
+        name: content.replace(f'"{written}"', f'"{wanted}"')
+        if name.endswith("pyproject.toml")
+        else content
+        for name, content in files.items()
+    }
 
 
 def _form_dependency(api: Any) -> tuple[str, ...]:

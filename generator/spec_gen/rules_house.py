@@ -70,6 +70,8 @@ class HouseRules:
         declared_tags = {t.get("name") for t in self.doc.get("tags") or []}
         for path, item in (self.doc.get("paths") or {}).items():
             item = self.deref(item)
+            if str(path).startswith("x-") or not isinstance(item, dict):
+                continue
             for method in METHODS:
                 if method in item:
                     here = join_pointer("", "paths", path, method)

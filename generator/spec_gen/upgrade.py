@@ -147,11 +147,15 @@ class Upgrader:
         if not isinstance(holder, dict) or "$ref" in holder:
             return
         for media_type, media in _items(holder.get("content")):
-            if isinstance(media, dict) and isinstance(media.get("schema"), dict):
+            if not isinstance(media, dict):
+                continue  # no Media Type Object (`content: {description: ok}`): validation's
+            if isinstance(media.get("schema"), dict):
                 at = join_pointer(here, "content", media_type, "schema")
                 self.schema(media["schema"], at, media_type=str(media_type))
-            for name, encoding in _items((media or {}).get("encoding")):
-                for header_name, header in _items((encoding or {}).get("headers")):
+            for name, encoding in _items(media.get("encoding")):
+                if not isinstance(encoding, dict):
+                    continue
+                for header_name, header in _items(encoding.get("headers")):
                     at = join_pointer(here, "content", media_type, "encoding", name, "headers")
                     self.parameter(header, join_pointer(at, header_name))
 

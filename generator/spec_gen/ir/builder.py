@@ -52,6 +52,8 @@ class Builder(Parts):
         py_names: set[str] = set()
         for path, item in (doc.get("paths") or {}).items():
             item = self.deref(item)
+            if str(path).startswith("x-") or not isinstance(item, dict):
+                continue  # a specification extension of the Paths Object, no path
             item_pointer = "/paths/" + escape(str(path))
             item_prefix = (
                 server(item["servers"][0]).prefix if item.get("servers") else servers[0].prefix
@@ -134,9 +136,13 @@ class Builder(Parts):
         out = []
         for name, callback in node.items():
             callback = self.deref(callback)
-            for expression, item in (callback or {}).items():
+            if not isinstance(callback, dict):
+                continue
+            for expression, item in callback.items():
                 item = self.deref(item)
-                for method, raw in (item or {}).items():
+                if str(expression).startswith("x-") or not isinstance(item, dict):
+                    continue  # an extension of the Callback Object, no expression
+                for method, raw in item.items():
                     if method in HTTP_METHODS and isinstance(raw, dict):
                         where = f"{pointer}/callbacks/{escape(str(name))}/{escape(str(expression))}/{method}"
                         hook = self.webhook(

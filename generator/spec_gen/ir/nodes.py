@@ -87,8 +87,13 @@ def security_scheme(name: str, node: dict[str, Any]) -> SecurityScheme:
 
 
 def is_enum(schema: dict[str, Any]) -> bool:
-    return "enum" in schema and not any(
-        k in schema for k in ("oneOf", "anyOf", "allOf", "properties")
+    """Whether datamodel-code-generator writes the schema as an enum class: an `enum` with
+    no composition or properties; an object's enum (`type: object, enum: [{...}]`) is a
+    model class (its values are not members)."""
+    return (
+        "enum" in schema
+        and schema.get("type") != "object"
+        and not any(k in schema for k in ("oneOf", "anyOf", "allOf", "properties"))
     )
 
 

@@ -285,6 +285,8 @@ class Parts:
 
     def responses(self, node: dict[str, Any], op_name: str, pointer: str) -> list[Response]:
         out = []
+        # a specification extension of the Responses Object (`x-...: value`) is no answer
+        node = {k: v for k, v in node.items() if not str(k).startswith("x-")}
         success_codes = [s for s in node if str(s).startswith("2")]
         for status in sorted(node, key=status_key):
             raw = node[status]
