@@ -18,6 +18,9 @@ spec: the build exits 0 and the output says what the document meant.
   ok}`, prism's harness documents): the 3.0 -> 3.1 upgrade, which runs before validation,
   stopped on it (internal error, exit 2). It now skips such nodes; validation refuses them
   with located findings.
+- a named free-form object (`Meta: {type: object}`): a class without fields, so every
+  member of a body or answer of it was dropped (pydantic ignores extra keys); its class now
+  allows them.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from spec_helpers import line_of, run_in
+from spec_helpers import line_of, run_in, run_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes_f"
 
@@ -98,3 +101,27 @@ def test_ill_typed_media_entries_are_located_findings(tmp_path: Path) -> None:
     assert f"openapi.yaml:{media}:13: error [openapi]" in output, output
     assert f"openapi.yaml:{encoding}:15: error [openapi]" in output, output
     assert "2 error(s)" in output
+
+
+_FREE_FORM = """\
+import json
+from api_server.models import Holder, Meta
+
+meta = Meta.model_validate({"a": 1, "b": {"c": [True]}})
+holder = Holder.model_validate({"named": {"x": "y"}, "meta": {"z": 2}})
+print(json.dumps({"meta": meta.model_dump(), "holder": holder.model_dump(exclude_none=True)}))
+"""
+
+
+def test_a_named_free_form_object_keeps_its_members(tmp_path: Path) -> None:
+    """A component `type: object` with nothing saying what its members are (any are valid)
+    was a class without fields: pydantic ignores extra keys, so a body of it reached the
+    handler empty and an answer of it came back `{}`. It now keeps every member."""
+    code, output = _build(tmp_path, "free_form_object.yaml", "--typecheck")
+    assert code == 0, output
+    assert "Success: no issues found" in output
+    found = run_json(tmp_path / "out" / "server", _FREE_FORM)
+    assert found == {
+        "meta": {"a": 1, "b": {"c": [True]}},
+        "holder": {"meta": {"z": 2}, "named": {"x": "y"}},
+    }, found

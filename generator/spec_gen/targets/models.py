@@ -221,6 +221,9 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
       are dropped; an `allOf` with one, or an anyOf/oneOf of nothing else (nothing is
       valid), is written `not: {}` with its annotations: datamodel-code-generator refuses
       those ("unsatisfiable") and writes `not` as `Any`, as it does a `false` property;
+    - a free-form object (`type: object`, nothing saying what its members are) gets
+      `additionalProperties: true`: named, it was a class without fields that dropped every
+      member (pydantic ignores extra keys); now its class allows them;
     - a nullable map (`type: [object, 'null']` with an `additionalProperties` schema and no
       `properties`) is written `anyOf: [<the map>, {type: 'null'}]`: datamodel-code-generator
       reads the type list as a bare `dict[str, Any]`, losing the values' type;
@@ -261,6 +264,8 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
     if "default" in out and out["default"] is None and not _allows_null(out):
         del out["default"]
     _nullable_map(out)
+    if _free_form(out):  # any members: a map, or the class would drop every one of them
+        out["additionalProperties"] = True
     if isinstance(out.get("pattern"), str):
         readable = patterns.readable(out["pattern"])
         if readable is None:
@@ -280,6 +285,21 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
 
 
 _ANNOTATIONS = ("title", "description", "deprecated", "readOnly", "writeOnly")
+# what gives an object schema members (or other shapes) of its own
+_SHAPING = (
+    "properties", "patternProperties", "additionalProperties", "unevaluatedProperties",
+    "allOf", "anyOf", "oneOf", "$ref", "enum", "const", "not", "if", "propertyNames",
+)  # fmt: skip
+
+
+def _free_form(schema: dict[str, Any]) -> bool:
+    """`type: object` and nothing saying what its members are: any members are valid.
+    datamodel-code-generator writes a named one as a class without fields, whose instances
+    (pydantic ignores extra keys) lose every member; with `additionalProperties: true` it
+    is a `dict[str, Any]` model."""
+    return schema.get("type") == "object" and not any(key in schema for key in _SHAPING)
+
+
 # keywords whose values are data or names, not schemas: kept as written
 _DATA = frozenset(
     {"default", "const", "enum", "example", "examples", "discriminator", "xml", "externalDocs",
