@@ -81,3 +81,29 @@ def test_defaults_that_do_not_fit_are_dropped_and_path_defaults_ignored() -> Non
     defaults = {p.name: p.default for p in api.operations[0].params}
     assert repr(defaults["n"]) == "MISSING" and repr(defaults["k"]) == "MISSING"
     assert defaults["m"] == 3
+
+
+def test_operation_ids_without_latin_words_are_named_after_method_and_path() -> None:
+    # an operationId in Chinese (`获取用户`) has no word a Python name keeps: its handler was
+    # `value`, the next one `value2`; now the method and path name it, the id stays as written
+    api = build_ir(
+        doc(
+            {
+                "/users": {"get": op(operationId="获取用户"), "post": op(operationId="创建用户")},
+                "/users/{id}": {
+                    "get": op(
+                        operationId="获取",
+                        parameters=[{"name": "id", "in": "path", "required": True, "schema": {}}],
+                    )
+                },
+                "/orders": {"get": op(operationId="listOrders")},
+            }
+        )
+    )
+    names = {o.operation_id: o.python_name for o in api.operations}
+    assert names == {
+        "获取用户": "get_users",
+        "创建用户": "post_users",
+        "获取": "get_users_id",
+        "listOrders": "list_orders",
+    }

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from ..errors import at
-from ..naming import pascal, snake
+from ..naming import pascal, snake, words
 from ..pointer import escape_pointer_token as escape
 from ..walk import METHODS as HTTP_METHODS
 from ..walk import ignored_header
@@ -67,7 +67,10 @@ class Builder(Parts):
                     pointer = f"{item_pointer}/{method}"
                     prefix = server(raw["servers"][0]).prefix if raw.get("servers") else item_prefix
                     op_id = unique(str(raw.get("operationId") or snake(f"{method} {path}")), op_ids)
-                    op_name = pascal(op_id)
+                    # an operationId without a Latin letter or digit (`获取用户`) names
+                    # its handler and classes after its method and path, not `value`
+                    spoken = op_id if words(op_id) else f"{method} {path}"
+                    op_name = pascal(spoken)
                     own = [self.deref(p) for p in raw.get("parameters") or []]
                     own_keys = {(p.get("name"), p.get("in")) for p in own}
                     merged = [
@@ -100,7 +103,7 @@ class Builder(Parts):
                         pointer=pointer,
                         requirements=reqs,
                         callbacks=self.callbacks(raw.get("callbacks") or {}, op_name, pointer),
-                        python_name=identifier(op_id, py_names, OPERATION_RESERVED),
+                        python_name=identifier(spoken, py_names, OPERATION_RESERVED),
                     )
                 operations.append(op)
                 tag.operations.append(op)
