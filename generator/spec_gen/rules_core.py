@@ -14,7 +14,15 @@ from urllib.parse import unquote
 from . import patterns
 from .findings import RawFinding
 from .pointer import join_pointer, resolve_pointer
-from .walk import IGNORED_HEADERS, METHODS, ignored_header, operations, path_items, schema_roots
+from .walk import (
+    IGNORED_HEADERS,
+    METHODS,
+    ignored_header,
+    operations,
+    path_items,
+    schema_roots,
+    structured_enum,
+)
 
 JSON_TYPES: dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
@@ -321,6 +329,15 @@ def schemas_checks(document: dict[str, Any]) -> list[RawFinding]:
                         "models",
                         "a `const` object or array is not checked by the generated models: "
                         "read as its type",
+                    )
+                )
+            if structured_enum(node):
+                out.append(
+                    RawFinding(
+                        join_pointer(here, "enum"),
+                        "models",
+                        "an `enum` with object or array members is not checked by the "
+                        "generated models: read as its members' type",
                     )
                 )
             for key in node:

@@ -17,6 +17,14 @@ IGNORED_HEADERS = {
 }
 
 
+def structured_enum(schema: dict[str, Any]) -> bool:
+    """An `enum` with an object or array member (`enum: [[], {}, "x"]`): no enum class can
+    hold it (datamodel-code-generator wrote `LIST___ = []`, which fails mypy --strict); the
+    models read the schema as its type and the `models` rule warns."""
+    enum = schema.get("enum")
+    return isinstance(enum, list) and any(isinstance(v, (dict, list)) for v in enum)
+
+
 def ignored_header(parameter: Any) -> bool:
     """A header parameter named Accept, Content-Type or Authorization (any case): OpenAPI
     says its definition SHALL be ignored."""

@@ -123,3 +123,51 @@ components:
     assert "fixed: dict[str, Any] | None = None" in models
     assert "pair: list[Any] | None = None" in models
     assert "Literal['dog']" in models or 'Literal["dog"]' in models  # a scalar const is kept
+
+
+def test_an_enum_with_object_or_array_members_is_read_as_its_type(tmp_path: Path) -> None:
+    # datamodel-code-generator wrote enum classes with members `LIST___ = []`, `VALUE_1 = {}`:
+    # mypy --strict refused them ("Need type annotation"); the IR called the named one an
+    # enum class too
+    spec = """openapi: 3.1.0
+info: {title: T, version: '1'}
+paths:
+  /x:
+    post:
+      operationId: putX
+      requestBody:
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/X'}
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Shapes'}
+components:
+  schemas:
+    X:
+      type: object
+      properties:
+        mixed: {enum: [[], {}, a, 1, null]}
+        lists: {type: array, enum: [[], [1, 2]]}
+        objects: {enum: [{a: 1}, {}]}
+        plain: {enum: [a, b]}
+    Shapes: {enum: [[], {}, x]}
+"""
+    write(tmp_path / "api.yaml", spec)
+    code, output = run_in(tmp_path, "build", "--spec", "api.yaml", "--output", "out", "--typecheck")
+    assert code == 0, output
+    for name in ("mixed", "lists", "objects", "Shapes"):
+        line = spec.splitlines()[line_of(spec, f"{name}: ") - 1]
+        assert (
+            f"api.yaml:{line_of(spec, f'{name}: ')}:{line.index('enum') + 1}: warning [models] "
+            "an `enum` with object or array members is not checked by the generated models"
+        ) in output, output
+    models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
+    assert "= []" not in models and "= {}" not in models
+    assert "class Lists(RootModel[list[Any]])" in models
+    objects = models[models.index("class Objects(BaseModel)") :].split("\n\n\n")[0]
+    assert 'extra="allow"' in objects  # any object: its members are kept
+    assert "class Plain(Enum)" in models  # an enum of scalars stays an enum class

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..walk import structured_enum
 from .model import MISSING, Requirement, SecurityScheme, Server
 
 # statuses HTTP forbids a body for (1XX too): their `content` is ignored (rule `no-body-status`)
@@ -93,6 +94,7 @@ def is_enum(schema: dict[str, Any]) -> bool:
     return (
         "enum" in schema
         and schema.get("type") != "object"
+        and not structured_enum(schema)
         and not any(k in schema for k in ("oneOf", "anyOf", "allOf", "properties"))
     )
 

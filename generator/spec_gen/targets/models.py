@@ -14,6 +14,7 @@ from .. import patterns
 from ..ir import Api
 from ..ir.schemas import deep_refs_followed
 from ..timings import stage
+from ..walk import structured_enum
 
 OPTIONS: dict[str, Any] = {
     "disable_timestamp": True,
@@ -211,7 +212,9 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
       the base's property `Literal['<BaseName>']` and every subclass's the class name;
     - `default: null` on a property that does not allow null is dropped;
     - a `const` object or array is dropped, the schema read as its type (datamodel-code-
-      generator writes a field typed as the value's type with the default `None`); a float
+      generator writes a field typed as the value's type with the default `None`); so is
+      an `enum` with an object or array member (it wrote enum members `LIST___ = []`,
+      which fail mypy --strict: no enum class holds them); a float
       `const` is written `minimum` = `maximum` = the value (it wrote `x: float = None`);
     - what datamodel-code-generator reads as instructions to itself (`customTypePath`,
       `customBasePath`, `x-python-type`, `x-python-import`, `x-is-classvar`, ...: an import
@@ -263,6 +266,10 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
         del out["discriminator"]
     if "default" in out and out["default"] is None and not _allows_null(out):
         del out["default"]
+    if structured_enum(out):  # the `models` rule warns: read as its members' type
+        kinds = {_kind(v) for v in out.pop("enum")}
+        if "type" not in out and len(kinds) == 1 and None not in kinds:
+            out["type"] = kinds.pop()
     _nullable_map(out)
     if _free_form(out):  # any members: a map, or the class would drop every one of them
         out["additionalProperties"] = True
@@ -290,6 +297,10 @@ _SHAPING = (
     "properties", "patternProperties", "additionalProperties", "unevaluatedProperties",
     "allOf", "anyOf", "oneOf", "$ref", "enum", "const", "not", "if", "propertyNames",
 )  # fmt: skip
+
+
+def _kind(value: object) -> str | None:
+    return "object" if isinstance(value, dict) else "array" if isinstance(value, list) else None
 
 
 def _free_form(schema: dict[str, Any]) -> bool:
