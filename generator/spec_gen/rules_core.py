@@ -22,6 +22,7 @@ from .walk import (
     path_items,
     schema_roots,
     structured_enum,
+    typed_nodes,
 )
 
 JSON_TYPES: dict[str, Callable[[Any], bool]] = {
@@ -112,6 +113,30 @@ def dangling_refs(document: dict[str, Any]) -> list[RawFinding]:
                     "a definition",
                 )
             )
+    return out
+
+
+def ref_kinds(document: dict[str, Any]) -> list[RawFinding]:
+    """A `$ref` that points at another kind of Object than belongs where it stands (a
+    parameter's `$ref` to a schema, a schema's `$ref` to `#/components/parameters/...`):
+    openapi-spec-validator lets it through; the generated code cannot use it as what it
+    should be (a schema becomes any value, a parameter or answer is left out)."""
+    kinds, refs = typed_nodes(document)
+    out = []
+    for here, expected, ref in refs:
+        if not ref.startswith("#"):
+            continue
+        found = kinds.get(unquote(ref[1:]))
+        if found is None or found == expected:
+            continue
+        out.append(
+            RawFinding(
+                join_pointer(here, "$ref"),
+                "ref-kind",
+                f"$ref {ref!r} points at a {found} Object where a {expected} Object belongs: "
+                "the generated code cannot use it as one",
+            )
+        )
     return out
 
 
@@ -484,6 +509,7 @@ CORE_RULES: dict[str, str] = {
     "schema": "error",  # a schema that is not valid JSON Schema
     "schema-repair": "warn",  # a 3.0 / 2019-09 leftover in a 3.1 schema, read as meant
     "ref": "error",
+    "ref-kind": "warn",  # a $ref to another kind of Object than belongs where it stands
     # the spec requires unique operationIds; the generator numbers a repeated one (generated
     # documents such as grpc-gateway's repeat them for each extra binding). House: an error.
     "operation-id-unique": "warn",
@@ -503,6 +529,7 @@ CORE_RULES: dict[str, str] = {
 }
 CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     dangling_refs,
+    ref_kinds,
     operation_ids,
     path_params,
     no_operations,

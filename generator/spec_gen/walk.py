@@ -116,3 +116,98 @@ def _response_schemas(response: Any, here: str) -> Iterator[tuple[str, Any]]:
     for name, header in _items(response.get("headers")):
         yield from _content_schemas(header, join_pointer(here, "headers", name))
     yield from _content_schemas(response, here)
+
+
+# the Object each `components` map holds, by the name OpenAPI gives it
+COMPONENT_KINDS = {
+    "schemas": "Schema",
+    "responses": "Response",
+    "parameters": "Parameter",
+    "examples": "Example",
+    "requestBodies": "Request Body",
+    "headers": "Header",
+    "securitySchemes": "Security Scheme",
+    "links": "Link",
+    "callbacks": "Callback",
+    "pathItems": "Path Item",
+}
+_REFERABLE = frozenset(COMPONENT_KINDS.values())
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+_SCHEMA_ONES = (
+    "items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+    "unevaluatedItems", "unevaluatedProperties", "contentSchema", "additionalItems",
+)  # fmt: skip
+
+
+def typed_nodes(document: dict[str, Any]) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    """Which OpenAPI Object sits at each pointer the document's structure types (`Schema`
+    for every schema and subschema, `Parameter`, `Response`, ..., as COMPONENT_KINDS names
+    them; `Operation`, `Media Type`, `Encoding` for the others), and every Reference Object
+    found where one of the component kinds belongs: (pointer, kind expected, ref). A
+    Reference Object is not walked into; `x-` extensions and data are never walked."""
+    kinds: dict[str, str] = {}
+    refs: list[tuple[str, str, str]] = []
+    stack: list[tuple[str, Any, str]] = []
+
+    def add(kind: str, node: Any, here: str) -> None:
+        stack.append((kind, node, here))
+
+    def each(kind: str, container: Any, here: str) -> None:
+        for key, value in _items(container):
+            if not key.startswith("x-"):
+                add(kind, value, join_pointer(here, key))
+
+    components = document.get("components")
+    for section, kind in COMPONENT_KINDS.items():
+        if isinstance(components, dict):
+            each(kind, components.get(section), join_pointer("/components", section))
+    each("Path Item", document.get("paths"), "/paths")
+    each("Path Item", document.get("webhooks"), "/webhooks")
+    while stack:
+        kind, node, here = stack.pop()
+        if here in kinds or not isinstance(node, dict):
+            continue
+        kinds[here] = kind
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            if kind in _REFERABLE:
+                refs.append((here, kind, ref))
+            if kind not in ("Schema", "Path Item"):  # these two may have fields beside it
+                continue
+        if kind == "Schema":
+            for key in _SCHEMA_MAPS:
+                each("Schema", node.get(key), join_pointer(here, key))
+            for key in _SCHEMA_LISTS:
+                value = node.get(key)
+                for index, sub in enumerate(value if isinstance(value, list) else []):
+                    add("Schema", sub, join_pointer(here, key, index))
+            for key in _SCHEMA_ONES:
+                add("Schema", node.get(key), join_pointer(here, key))
+        elif kind == "Path Item":
+            _parameters(node, here, add)
+            for method in METHODS:
+                add("Operation", node.get(method), join_pointer(here, method))
+        elif kind == "Operation":
+            _parameters(node, here, add)
+            add("Request Body", node.get("requestBody"), join_pointer(here, "requestBody"))
+            each("Response", node.get("responses"), join_pointer(here, "responses"))
+            each("Callback", node.get("callbacks"), join_pointer(here, "callbacks"))
+        elif kind == "Callback":
+            each("Path Item", node, here)
+        elif kind in ("Parameter", "Header", "Media Type"):
+            add("Schema", node.get("schema"), join_pointer(here, "schema"))
+            each("Example", node.get("examples"), join_pointer(here, "examples"))
+            each("Media Type", node.get("content"), join_pointer(here, "content"))
+            each("Encoding", node.get("encoding"), join_pointer(here, "encoding"))
+        elif kind in ("Request Body", "Response", "Encoding"):
+            each("Media Type", node.get("content"), join_pointer(here, "content"))
+            each("Header", node.get("headers"), join_pointer(here, "headers"))
+            each("Link", node.get("links"), join_pointer(here, "links"))
+    return kinds, refs
+
+
+def _parameters(holder: dict[str, Any], here: str, add: Any) -> None:
+    parameters = holder.get("parameters")
+    for index, parameter in enumerate(parameters if isinstance(parameters, list) else []):
+        add("Parameter", parameter, join_pointer(here, "parameters", index))
