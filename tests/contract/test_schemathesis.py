@@ -23,17 +23,25 @@ from running_server import RunningServer
 
 HERE = Path(__file__).resolve().parent
 FIXED_SEED = 12
-# bounded: the whole suite runs on 2 shared cores; each run stops after this many seconds
-MAX_SECONDS = int(os.environ.get("OUTREACH_CONTRACT_SECONDS", "22"))
+# bounded: the whole suite runs on 2 shared cores; each run stops after this many seconds.
+# The stateful phase is a run of its own with its own budget: in one run it came last and, on
+# a loaded machine, found the budget spent by the others ("Stateful: no tests were run").
+MAX_SECONDS = int(os.environ.get("OUTREACH_CONTRACT_SECONDS", "18"))
+STATEFUL_SECONDS = int(os.environ.get("OUTREACH_CONTRACT_STATEFUL_SECONDS", "8"))
 MAX_EXAMPLES = int(os.environ.get("OUTREACH_CONTRACT_EXAMPLES", "15"))
+PHASES = {"examples,coverage,fuzzing": MAX_SECONDS, "stateful": STATEFUL_SECONDS}
 
 
 def run_schemathesis(
-    server: RunningServer, seed: int, workdir: Path
+    server: RunningServer,
+    seed: int,
+    workdir: Path,
+    phases: str = "examples,coverage,fuzzing",
 ) -> tuple[int, str, dict[str, object]]:
+    seconds = PHASES[phases]
     schema_path = workdir / f"openapi-{seed}.json"
     schema_path.write_text(json.dumps(flat_schema(served_spec(), server.base_url)))
-    report = workdir / f"report-{seed}.json"
+    report = workdir / f"report-{seed}-{phases.replace(',', '-')}.json"
     command = [
         sys.executable,
         "-m",
@@ -47,13 +55,13 @@ def run_schemathesis(
         "-H",
         f"Authorization: Bearer {server.live_key}",
         "--phases",
-        "examples,coverage,fuzzing,stateful",
+        phases,
         "--checks",
         "all",
         "--max-examples",
         str(MAX_EXAMPLES),
         "--max-time",
-        str(MAX_SECONDS),
+        str(seconds),
         "--seed",
         str(seed),
         "--workers",
@@ -71,7 +79,7 @@ def run_schemathesis(
         check=False,
         capture_output=True,
         text=True,
-        timeout=MAX_SECONDS * 4 + 60,
+        timeout=seconds * 4 + 60,
         cwd=workdir,
     )
     data = json.loads(report.read_text()) if report.exists() else {}
@@ -85,15 +93,18 @@ FRESH_SEED = int(os.environ["SPEC_GEN_TESTS_SEED"])
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [FIXED_SEED, FRESH_SEED])
 def test_schemathesis_finds_nothing(server: RunningServer, seed: int, tmp_path: Path) -> None:
-    code, output, _ = run_schemathesis(server, seed, tmp_path)
-    print(f"schemathesis seed {seed}\n{output[-2500:]}")  # its summary, in the -s / CI log
-    assert code == 0, f"seed {seed}:\n{output[-20000:]}\n--- server log ---\n{server.log()[-5000:]}"
-    # every operation of the spec reached, every phase run
-    selected = re.search(r"Selected: (\d+)/(\d+)", output)
-    tested = re.search(r"Tested: (\d+)", output)
-    assert selected and tested, output[-2500:]
-    assert selected.group(1) == selected.group(2) == tested.group(1), output[-2500:]
-    for phase in ("Examples", "Coverage", "Fuzzing", "Stateful"):
-        assert f"✅ {phase}" in output, (
-            f"phase {phase} did not run to completion:\n{output[-2500:]}"
+    for phases in PHASES:
+        code, output, _ = run_schemathesis(server, seed, tmp_path, phases)
+        print(f"schemathesis seed {seed}, {phases}\n{output[-2500:]}")  # in the -s / CI log
+        assert code == 0, (
+            f"seed {seed}:\n{output[-20000:]}\n--- server log ---\n{server.log()[-5000:]}"
         )
+        if phases != "stateful":  # every operation of the spec reached
+            selected = re.search(r"Selected: (\d+)/(\d+)", output)
+            tested = re.search(r"Tested: (\d+)", output)
+            assert selected and tested, output[-2500:]
+            assert selected.group(1) == selected.group(2) == tested.group(1), output[-2500:]
+        for phase in phases.split(","):  # every phase run to completion
+            assert f"✅ {phase.capitalize()}" in output, (
+                f"phase {phase} did not run to completion:\n{output[-2500:]}"
+            )
