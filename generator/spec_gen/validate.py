@@ -21,7 +21,7 @@ from .pointer import join_pointer
 from .profiles import Ruleset, ruleset
 from .rules_core import CORE_CHECKS
 from .rules_house import house_findings
-from .walk import schema_roots
+from .walk import schema_roots, typed_nodes
 
 __all__ = [
     "Finding",
@@ -71,6 +71,7 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
             )
         ]
     errors = [(join_pointer("", *path), message) for path, message in _structure_errors(document)]
+    errors = _callback_extensions_allowed(document, errors)
     out = []
     for pointer, message in errors:
         named = COMPONENT_NAME.match(message)
@@ -105,6 +106,26 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
     if any(f.severity == ERROR for f in out):
         return out
     return out + schema_meta_findings(document)
+
+
+def _callback_extensions_allowed(
+    document: dict[str, Any], errors: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """Without the errors about a Callback Object's `x-` extensions: OpenAPI says a Callback
+    Object MAY be extended, but the 3.1 schema reads every key of it as a path item
+    expression (`x-internal: true` was refused: 'true is not of type "object"')."""
+    if not any("/callbacks/" in pointer and "/x-" in pointer for pointer, _ in errors):
+        return errors
+    callbacks = {here for here, kind in typed_nodes(document)[0].items() if kind == "Callback"}
+
+    def extension_of_callback(pointer: str) -> bool:
+        parts = pointer.split("/")
+        return any(
+            parts[i].startswith("x-") and "/".join(parts[:i]) in callbacks
+            for i in range(1, len(parts))
+        )
+
+    return [(p, m) for p, m in errors if not extension_of_callback(p)]
 
 
 def _structure_errors(document: dict[str, Any]) -> list[tuple[list[Any], str]]:

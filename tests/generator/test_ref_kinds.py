@@ -3,7 +3,10 @@ schema, a schema's to `#/components/parameters/...`, an answer's to a schema): t
 validated and the build dropped the parameter or the answer, or typed the schema Any, without
 a word. Each is now a located `ref-kind` warning (the build goes on; `--strict` stops it);
 references to the right kind, wherever they point (a schema inside a parameter, an
-operation's parameter by index, a property of a schema, a path item), are not."""
+operation's parameter by index, a property of a schema, a path item), are not.
+
+The same walk tells a Callback Object's `x-` extensions from its expressions: the OpenAPI 3.1
+schema refused them."""
 
 from __future__ import annotations
 
@@ -126,3 +129,38 @@ def test_right_kinds_anywhere_are_not_reported() -> None:
     assert [(f.pointer, f.rule) for f in ref_kinds(document)] == [
         ("/components/headers/H/$ref", "ref-kind")
     ]
+
+
+CALLBACK_EXTENSIONS = """openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /subscribe:
+    post:
+      operationId: subscribe
+      callbacks:
+        onEvent:
+          x-internal: true
+          "{$request.body#/url}":
+            x-note: {get: 3}
+            post:
+              responses:
+                "200": {description: ok}
+          bad: 3
+      responses:
+        "201": {description: ok}
+"""
+
+
+def test_a_callbacks_extensions_are_allowed(tmp_path: Path) -> None:
+    # OpenAPI says a Callback Object MAY be extended; the 3.1 schema reads every key of one
+    # as an expression with a path item: `x-internal: true` was refused ('true is not of
+    # type "object"'). A non-extension key with a wrong value is still refused.
+    write(tmp_path / "api.yaml", CALLBACK_EXTENSIONS)
+    code, output = run_in(tmp_path, "validate", "--spec", "api.yaml")
+    assert code == 1, output
+    errors = [line for line in output.splitlines() if " error [" in line]
+    assert len(errors) == 1, output
+    assert errors[0].startswith(f"api.yaml:{line_of(CALLBACK_EXTENSIONS, 'bad: 3')}:"), output
+    write(tmp_path / "api.yaml", CALLBACK_EXTENSIONS.replace("          bad: 3\n", ""))
+    code, output = run_in(tmp_path, "build", "--spec", "api.yaml", "--output", "out")
+    assert code == 0, output
