@@ -9,7 +9,8 @@ import unicodedata
 # Latin letters that have no decomposition into a base letter and a mark
 _LETTERS = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe",
                           "Œ": "OE", "đ": "d", "Đ": "D", "ł": "l", "Ł": "L", "þ": "th"})  # fmt: skip
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|_)|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# a word keeps the digits that follow it: `v1`, `sha256`, `ipv4_address`, `HTTP2Settings`
+_WORD = re.compile(r"[A-Z]+\d*(?=[A-Z][a-z]|\b|_)|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
 
 # Names a generated module must not shadow (builtins used in annotations, typing, pydantic).
 RESERVED = frozenset(

@@ -27,6 +27,26 @@ def test_accented_names_fold_to_their_letters(text: str, snake_name: str, pascal
     assert (snake(text), pascal(text)) == (snake_name, pascal_name)
 
 
+@pytest.mark.parametrize(
+    ("text", "snake_name"),
+    [
+        # a word keeps the digits that follow it: `ipv4_address` was `ipv_4_address`, the
+        # handler of `GET /api/v1/users` `get_api_v_1_users`
+        ("ipv4_address", "ipv4_address"),
+        ("get /api/v1/users", "get_api_v1_users"),
+        ("getV2Users", "get_v2_users"),
+        ("sha256", "sha256"),
+        ("HTTP2Settings", "http2_settings"),
+        ("S3Bucket", "s3_bucket"),
+        ("X-Api-V2", "x_api_v2"),
+        ("2fa", "_2_fa"),  # a leading number is still its own word, the name starts with _
+        ("listAPIKeys", "list_api_keys"),
+    ],
+)
+def test_digits_stay_with_their_word(text: str, snake_name: str) -> None:
+    assert snake(text) == snake_name
+
+
 def test_an_accented_spec_builds_with_readable_names(tmp_path: Path) -> None:
     write(
         tmp_path / "api.yaml",
