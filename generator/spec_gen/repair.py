@@ -23,7 +23,8 @@ In 3.0 documents too (the upgrade does not touch them):
 - a keyword whose value has a type JSON Schema does not allow (`required: true` on a
   property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable.
 
-`info.version` written as a number (`2.0`) is read as that string (`document-repair`).
+`info.version` written as a number (`2.0`) is read as that string, and a response without
+its required `description` as having an empty one (`document-repair`).
 
 Fields of OpenAPI objects set to `null` (`description: null`) are read as absent
 (`null-field`): schemas, examples, defaults and extensions are data and keep theirs.
@@ -48,10 +49,11 @@ import functools
 import re
 from typing import Any
 
-from .pointer import join_pointer
+from .pointer import join_pointer, resolve_pointer
 from .rules_core import JSON_TYPES, deref
 from .upgrade import Upgrader, _put, is_30
 from .walk import METHODS as OPERATION_KEYS
+from .walk import typed_nodes
 
 
 def _number(value: Any) -> bool:
@@ -420,7 +422,11 @@ def repair(
         document.pop("openapi", None)
     return (
         fixer.moved,
-        nulls + fixer.repairs + path_parameters(document) + info_version(document),
+        nulls
+        + fixer.repairs
+        + path_parameters(document)
+        + info_version(document)
+        + response_descriptions(document),
     )
 
 
@@ -470,6 +476,23 @@ def info_version(document: dict[str, Any]) -> list[tuple[str, str, str]]:
     info["version"] = str(version)
     message = f"info.version {version!r} is a number: read as the string {str(version)!r}"
     return [("/info/version", "document-repair", message)]
+
+
+def response_descriptions(document: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """A Response Object without its required `description` (hand-written documents often
+    leave it out: `"200": {content: ...}`) is read as having an empty one: nothing generated
+    depends on it, and refusing the document for it would stop a build every other tool
+    makes."""
+    out = []
+    for here, kind in typed_nodes(document)[0].items():
+        if kind != "Response":
+            continue
+        response = resolve_pointer(document, here)
+        if isinstance(response, dict) and "$ref" not in response and "description" not in response:
+            response["description"] = ""
+            message = "a response without `description` (required): read as an empty one"
+            out.append((here, "document-repair", message))
+    return out
 
 
 def path_parameters(document: dict[str, Any]) -> list[tuple[str, str, str]]:

@@ -280,6 +280,30 @@ def test_a_numeric_info_version_is_read_as_a_string(tmp_path: Path) -> None:
     assert served["info"]["version"] == "2.0"
 
 
+def test_a_response_without_description_is_read_as_an_empty_one(tmp_path: Path) -> None:
+    """Hand-written documents (ogen's redoc examples) leave out a response's required
+    `description`: the document was refused ([openapi] '"description" is a required
+    property'); it is read as an empty one with a warning, a `$ref`'d response too."""
+    spec = (
+        "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /a:\n    get:\n"
+        "      operationId: getA\n      responses:\n        '200':\n          content:\n"
+        "            application/json: {schema: {type: string}}\n"
+        "        '404': {$ref: '#/components/responses/Gone'}\n"
+        "components:\n  responses:\n    Gone: {}\n"
+    )
+    (tmp_path / "openapi.yaml").write_text(spec, encoding="utf-8")
+    code, output = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out")
+    assert code == 0, output
+    message = "warning [document-repair] a response without `description` (required): read as"
+    for needle in ("'200':", "Gone: {}"):
+        line = spec.splitlines()[line_of(spec, needle) - 1]
+        column = len(line) - len(line.lstrip()) + 1
+        assert f"openapi.yaml:{line_of(spec, needle)}:{column}: {message}" in output, output
+    assert output.count("[document-repair]") == 2, output
+    served = json.loads((tmp_path / "out/server/api_server/openapi.json").read_text("utf-8"))
+    assert served["paths"]["/a"]["get"]["responses"]["200"]["description"] == ""
+
+
 def test_a_parameter_schema_that_annotates_a_ref_is_that_type(tmp_path: Path) -> None:
     """Elasticsearch's parameters: `schema: {default: or, allOf: [$ref: Operator]}` (3.0's way
     to put a default beside a $ref) was hoisted as a class of its own, which
