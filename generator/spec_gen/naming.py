@@ -9,8 +9,11 @@ import unicodedata
 # Latin letters that have no decomposition into a base letter and a mark
 _LETTERS = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe",
                           "Œ": "OE", "đ": "d", "Đ": "D", "ł": "l", "Ł": "L", "þ": "th"})  # fmt: skip
-# a word keeps the digits that follow it: `v1`, `sha256`, `ipv4_address`, `HTTP2Settings`
-_WORD = re.compile(r"[A-Z]+\d*(?=[A-Z][a-z]|\b|_)|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
+# a word keeps the digits that follow it (`v1`, `sha256`, `ipv4_address`, `HTTP2Settings`);
+# an acronym its plural `s` (`userIDs`, `listAPIs`: not `user_i_ds`, `list_ap_is`)
+_WORD = re.compile(
+    r"[A-Z]{2,}s(?![a-z])|[A-Z]+\d*(?=[A-Z][a-z]|\b|_)|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+"
+)
 
 # Names a generated module must not shadow (builtins used in annotations, typing, pydantic).
 RESERVED = frozenset(

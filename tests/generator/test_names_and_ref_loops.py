@@ -41,6 +41,11 @@ def test_accented_names_fold_to_their_letters(text: str, snake_name: str, pascal
         ("X-Api-V2", "x_api_v2"),
         ("2fa", "_2_fa"),  # a leading number is still its own word, the name starts with _
         ("listAPIKeys", "list_api_keys"),
+        # an acronym keeps its plural s: `userIDs` was `user_i_ds`, `listAPIs` `list_ap_is`
+        ("userIDs", "user_ids"),
+        ("listAPIs", "list_apis"),
+        ("URLsList", "urls_list"),
+        ("HTTPServer", "http_server"),
     ],
 )
 def test_digits_stay_with_their_word(text: str, snake_name: str) -> None:
