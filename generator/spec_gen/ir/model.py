@@ -383,6 +383,9 @@ class Api:
     schema_pointers: dict[str, str] = field(default_factory=dict)
     # components/schemas name as written -> model class name (they differ when unsafe)
     class_names: dict[str, str] = field(default_factory=dict)
+    # model classes written as enum classes (no `model_validate_json`): what the schemas say
+    # (`nodes.is_enum`), corrected by the build from the models datamodel-code-generator wrote
+    enum_classes: frozenset[str] = frozenset()
 
     @property
     def default_prefix(self) -> str:
