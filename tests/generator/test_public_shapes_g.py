@@ -17,6 +17,11 @@ output says what the document meant.
   minimum: 1}`, Cloudflare's paging parameters): read as a str with the default 1
   (`page: Annotated[str, Query()] = 1`, mypy --strict failed) and without its bounds. It now
   takes the default's type, and the bounds that type takes.
+- a url-encoded body whose Encoding Objects say `style: deepObject` (Stripe's every form
+  body: `address[line1]=...`, `expand[0]=...`, `items[0][price]=...`): the encoding was
+  not read, the client sent objects as JSON text and arrays as repeated keys, and the
+  server read only those. Both now send and read such a field as `name[key][0]=value`
+  pairs (an empty segment, `name[]`, is the next index; keys all numbers are an array).
 """
 
 from __future__ import annotations
@@ -92,3 +97,69 @@ def test_untyped_parameters_take_their_default_type(tmp_path: Path) -> None:
     assert 'x_mode: Annotated[str, Header(alias="X-Mode")] = "fast",' in router
     resources = tmp_path / "out" / "client" / "api_client" / "resources" / "default.py"
     assert "page: int | None = None," in resources.read_text()
+
+
+_DEEP_FORM = """\
+import asyncio, json, sys
+sys.path[:0] = ["client", "server"]
+from api_client import wire
+from api_client.models import CreateCustomerRequestForm
+from api_server import transport
+from api_server.models import CreateCustomerRequestForm as ServerForm
+from starlette.requests import Request
+
+media = wire.MediaType(
+    "application/x-www-form-urlencoded", "form", model=CreateCustomerRequestForm,
+    json_fields=("shipping",), deep_fields=("address", "expand", "metadata"),
+)
+value = {
+    "name": "Ann",
+    "address": {"line1": "1 Main", "lines": [{"text": "a", "order": 2}, {"text": "b"}]},
+    "expand": ["x", "y"], "metadata": {"k": "v"}, "shipping": {"phone": "1"},
+}
+sent, _ = wire.Payload(media, CreateCustomerRequestForm.model_validate(value)).encode()
+
+
+async def read(body):
+    async def receive():
+        return {"type": "http.request", "body": body, "more_body": False}
+    scope = {"type": "http", "method": "POST", "path": "/", "query_string": b"",
+             "headers": [(b"content-type", b"application/x-www-form-urlencoded")]}
+    form = await transport.read_form(
+        Request(scope, receive), ServerForm, lists=("expand",), json_fields=("shipping",),
+        deep_fields=("address", "expand", "metadata"),
+    )
+    return form.model_dump(mode="json", exclude_none=True)
+
+print(json.dumps({
+    "sent": sent["content"].decode(),
+    "read": asyncio.run(read(sent["content"])),
+    "brackets": asyncio.run(read(b"expand[]=a&expand[]=b&metadata=&address[lines][1][text]=z")),
+}))
+"""
+
+
+def test_deep_object_form_fields(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "deep_object_form.yaml", "--typecheck")
+    assert code == 0, output
+    assert "Success: no issues found" in output
+    found = run_json(tmp_path / "out", _DEEP_FORM)
+    assert found["sent"] == (
+        "name=Ann&address%5Bline1%5D=1+Main"
+        "&address%5Blines%5D%5B0%5D%5Btext%5D=a&address%5Blines%5D%5B0%5D%5Border%5D=2"
+        "&address%5Blines%5D%5B1%5D%5Btext%5D=b"
+        "&expand%5B0%5D=x&expand%5B1%5D=y&metadata%5Bk%5D=v"
+        "&shipping=%7B%22phone%22%3A%221%22%7D"
+    )
+    assert found["read"] == {
+        "name": "Ann",
+        "address": {"line1": "1 Main", "lines": [{"text": "a", "order": 2}, {"text": "b"}]},
+        "expand": ["x", "y"],
+        "metadata": {"k": "v"},
+        "shipping": {"phone": "1"},
+    }
+    assert found["brackets"] == {
+        "expand": ["a", "b"],
+        "metadata": "",
+        "address": {"lines": [{"text": "z"}]},
+    }

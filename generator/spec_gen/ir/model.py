@@ -87,6 +87,8 @@ class FormField:
     is_file: bool  # binary content: bytes in the model, a file part on the wire
     is_list: bool
     is_json: bool  # an object or array of objects, sent as JSON text in its part
+    # url-encoded, its Encoding Object's `style: deepObject`: `name[key][0]=value` pairs
+    is_deep: bool = False
 
 
 @dataclass(frozen=True)

@@ -248,7 +248,9 @@ class Parts:
                     kind = "binary" if kind == "multipart" else "text"
                 else:
                     schema = variant_schema(schema, drop)
-                    fields = media_mod.form_fields(schema, self.deref)
+                    fields = media_mod.form_fields(
+                        schema, self.deref, entry.get("encoding") if kind == "form" else None
+                    )
                     form = media_mod.file_schema(schema, fields)
                     model = models.get(kind) or self.set.add(
                         hoist + ("Form" if kind == "form" else "Multipart"), form, where
