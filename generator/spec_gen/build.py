@@ -245,6 +245,7 @@ def _render(
     from .targets.docs import HTML_PAGE, render_docs
     from .targets.models import (
         ModelsRefused,
+        enum_class_names,
         generate_models,
         model_names,
         models_document,
@@ -277,15 +278,23 @@ def _render(
         ("httpx>=0.27", pydantic_dep),
     )
     files: dict[str, str] = {}
-    with stage("server"):
-        for name, content in render_server(server, api).items():
-            files[f"server/{name}"] = content
-    with stage("client"):
-        env_prefix = client_env_prefix(config)
-        testing = client_testing_context(config, api, env_prefix)
-        client_files, model_uses = render_client(client, api, known, env_prefix, testing)
-        for name, content in client_files.items():
-            files[f"client/{name}"] = content
+    env_prefix = client_env_prefix(config)
+    testing = client_testing_context(config, api, env_prefix)
+    model_uses: Any = None
+
+    def render_code() -> dict[str, Any]:  # the server's and the client's (not the models)
+        nonlocal model_uses
+        out = {}
+        with stage("server"):
+            for name, content in render_server(server, api).items():
+                out[f"server/{name}"] = content
+        with stage("client"):
+            client_files, model_uses = render_client(client, api, known, env_prefix, testing)
+            for name, content in client_files.items():
+                out[f"client/{name}"] = content
+        return out
+
+    files.update(render_code())
     with stage("docs"):
         for name, content in render_docs(server, api, docs_settings(config)).items():
             files[f"docs/{name}"] = content
@@ -309,6 +318,14 @@ def _render(
                 f" and {len(missing) - 10} more" if len(missing) > 10 else ""
             )
             raise RuntimeError(f"datamodel-code-generator produced no class for: {shown}")
+    written_enums = enum_class_names(models_source) & known
+    if written_enums != api.enum_classes:
+        # a class datamodel-code-generator wrote as an enum the schemas did not say is one (an
+        # allOf of an enum and a class without fields), or the other way round: the code that
+        # reads its values (`model_validate_json` or the enum's call) follows the models
+        api.enum_classes = frozenset(written_enums)
+        with stage("ruff (the server and client again: enum classes)"):
+            files.update(format_python(render_code()))
     if ("EmailStr" in models_source) != uses_email:
         # the guess above reads the schemas' text: a `format: email` datamodel-code-generator
         # does not type as EmailStr (no `type: string`, an example's data) is no email field;

@@ -147,7 +147,12 @@ def _reader(m: Media) -> str:
     if m.kind in ("form", "multipart"):
         lists = pytuple(f.name for f in m.fields if f.is_list)
         json_fields = pytuple(f.name for f in m.fields if f.is_json)
-        return f"await transport.read_form(request, {m.model}, lists={lists}, json_fields={json_fields})"
+        deep = [f.name for f in m.fields if f.is_deep]
+        deep_fields = f", deep_fields={pytuple(deep)}" if deep else ""
+        return (
+            f"await transport.read_form(request, {m.model}, lists={lists}, "
+            f"json_fields={json_fields}{deep_fields})"
+        )
     return (
         "await transport.read_bytes(request)"
         if m.kind == "binary"

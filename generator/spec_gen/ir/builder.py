@@ -13,7 +13,7 @@ from ..walk import METHODS as HTTP_METHODS
 from ..walk import ignored_header
 from .model import Api, Operation, Tag, WebhookOperation
 from .names import OPERATION_RESERVED, identifier, module_identifier, unique
-from .nodes import extensions, requirements, security_scheme, server
+from .nodes import extensions, is_enum, requirements, security_scheme, server
 from .parts import Parts
 
 __all__ = ["HTTP_METHODS", "Builder"]
@@ -115,6 +115,7 @@ class Builder(Parts):
         ]
         components = doc.get("components") or {}
         raw_schemes = components.get("securitySchemes") or {}
+        schemas = self.set.ordered()
         return Api(
             title=str(info.get("title", "")),
             version=str(info.get("version", "")),
@@ -122,7 +123,7 @@ class Builder(Parts):
             servers=servers,
             tags=[t for t in tags.values() if t.operations],
             operations=operations,
-            schemas=self.set.ordered(),
+            schemas=schemas,
             security_schemes=dict(raw_schemes),
             default_security=tuple(r.schemes for r in default_reqs),
             extensions=extensions(self.original),
@@ -133,6 +134,7 @@ class Builder(Parts):
             },
             schema_pointers=dict(self.set.pointers),
             class_names=dict(self.set.renames),
+            enum_classes=frozenset(name for name, schema in schemas.items() if is_enum(schema)),
         )
 
     def callbacks(self, node: dict[str, Any], op_name: str, pointer: str) -> list[WebhookOperation]:

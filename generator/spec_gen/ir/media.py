@@ -43,7 +43,12 @@ def is_binary_schema(schema: Any) -> bool:
     )
 
 
-def form_fields(schema: dict[str, Any], deref: Any) -> tuple[FormField, ...]:
+def form_fields(
+    schema: dict[str, Any], deref: Any, encoding: Any = None
+) -> tuple[FormField, ...]:
+    """The properties of a form body; `encoding`: a url-encoded body's Encoding Objects,
+    whose `style: deepObject` sends a property as `name[key][0]=value` pairs."""
+    encoding = encoding if isinstance(encoding, dict) else {}
     out = []
     for name, raw in (schema.get("properties") or {}).items():
         prop = deref(raw) if isinstance(raw, dict) else {}
@@ -57,7 +62,9 @@ def form_fields(schema: dict[str, Any], deref: Any) -> tuple[FormField, ...]:
             or "$ref" in target
             or any(k in target for k in ("allOf", "oneOf", "anyOf"))
         )
-        out.append(FormField(str(name), is_file, is_list, is_json))
+        how = encoding.get(name)
+        is_deep = not is_file and isinstance(how, dict) and how.get("style") == "deepObject"
+        out.append(FormField(str(name), is_file, is_list, is_json and not is_deep, is_deep))
     return tuple(out)
 
 

@@ -87,6 +87,8 @@ class FormField:
     is_file: bool  # binary content: bytes in the model, a file part on the wire
     is_list: bool
     is_json: bool  # an object or array of objects, sent as JSON text in its part
+    # url-encoded, its Encoding Object's `style: deepObject`: `name[key][0]=value` pairs
+    is_deep: bool = False
 
 
 @dataclass(frozen=True)
@@ -383,6 +385,9 @@ class Api:
     schema_pointers: dict[str, str] = field(default_factory=dict)
     # components/schemas name as written -> model class name (they differ when unsafe)
     class_names: dict[str, str] = field(default_factory=dict)
+    # model classes written as enum classes (no `model_validate_json`): what the schemas say
+    # (`nodes.is_enum`), corrected by the build from the models datamodel-code-generator wrote
+    enum_classes: frozenset[str] = frozenset()
 
     @property
     def default_prefix(self) -> str:

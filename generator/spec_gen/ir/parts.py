@@ -20,6 +20,8 @@ from .schemas import SCHEMA_REF, SchemaSet, rewrite_refs, variant
 
 # keywords that give a schema a shape of its own beside its allOf
 STRUCTURAL = ("type", "properties", "items", "enum", "const", "oneOf", "anyOf", "not")
+# the JSON Schema type of a scalar value as Python reads it
+_JSON_KINDS = {str: "string", bool: "boolean", int: "integer", float: "number"}
 
 
 class Parts:
@@ -101,11 +103,11 @@ class Parts:
         nullable = "null" in type_list
         concrete = [t for t in type_list if t != "null"]
         if "const" in schema and not concrete:
-            concrete = [
-                {str: "string", bool: "boolean", int: "integer", float: "number"}.get(
-                    type(schema["const"]), ""
-                )
-            ]
+            concrete = [_JSON_KINDS.get(type(schema["const"]), "")]
+        elif not concrete and type(schema.get("default")) in _JSON_KINDS:
+            # no type but a scalar default (`{default: 1, minimum: 1}`): the default's type
+            # (read as a str, `page: str = 1` failed mypy --strict and dropped the bounds)
+            concrete = [_JSON_KINDS[type(schema["default"])]]
         if (
             any(k in schema for k in ("enum", "oneOf", "anyOf", "allOf", "properties"))
             or len(concrete) > 1
@@ -246,7 +248,9 @@ class Parts:
                     kind = "binary" if kind == "multipart" else "text"
                 else:
                     schema = variant_schema(schema, drop)
-                    fields = media_mod.form_fields(schema, self.deref)
+                    fields = media_mod.form_fields(
+                        schema, self.deref, entry.get("encoding") if kind == "form" else None
+                    )
                     form = media_mod.file_schema(schema, fields)
                     model = models.get(kind) or self.set.add(
                         hoist + ("Form" if kind == "form" else "Multipart"), form, where

@@ -7,7 +7,6 @@ from typing import Any
 
 from ..examples import param_example, request_example
 from ..ir import Api, Operation, Param, schema_ref_name
-from ..ir.nodes import is_enum
 from ..naming import snake
 from ..render import names_in
 from . import Target, client_wire
@@ -307,7 +306,7 @@ def client_op(
     model = op.success.model
     page = _page_style(op)
     data = _data_annotation(api, model, known) if model else None
-    enum = bool(model) and is_enum(api.schemas.get(model or "") or {})
+    enum = bool(model) and model in api.enum_classes
     raw = client_wire.raw_result(op.success, enum)
     if raw is not None:
         page = None
@@ -327,9 +326,7 @@ def client_op(
     token, token_scheme = own if own else (None, None)
     body_model = op.body.model if op.body else None
     body_enums = frozenset(
-        m.model
-        for m in client_wire.body_media(op.body)
-        if m.model and is_enum(api.schemas.get(m.model) or {})
+        m.model for m in client_wire.body_media(op.body) if m.model and m.model in api.enum_classes
     )
     return ClientOp(
         op, returns, parse, body_model, safe, token, page, token_scheme, body_enums=body_enums

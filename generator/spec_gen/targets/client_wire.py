@@ -75,10 +75,13 @@ def media_expression(body: Body | None, enums: frozenset[str] = frozenset()) -> 
             args.append(f"model={m.model}")
         files = tuple(f.name for f in m.fields if f.is_file)
         json_fields = tuple(f.name for f in m.fields if f.is_json)
+        deep_fields = tuple(f.name for f in m.fields if f.is_deep)
         if files:
             args.append(f"files={files!r}")
         if json_fields:
             args.append(f"json_fields={json_fields!r}")
+        if deep_fields:
+            args.append(f"deep_fields={deep_fields!r}")
         parts.append(f"_wire.MediaType({', '.join(args)})")
     return "(" + ", ".join(parts) + ",)"
 

@@ -110,7 +110,17 @@ def render_server(target: Target, api: Api) -> dict[str, str]:
             "api/operations.py.j2", **ctx, operations=api.operations
         ),
         # strict contract mode (issue 12): declared statuses and error models per operation
-        f"{pkg}/contract.py": target.render("api/contract.py.j2", **ctx, operations=api.operations),
+        f"{pkg}/contract.py": target.render(
+            "api/contract.py.j2",
+            **ctx,
+            operations=api.operations,
+            enum_classes=api.enum_classes,
+            enum_errors=any(
+                r.model in api.enum_classes and not r.is_success
+                for op in api.operations
+                for r in op.responses
+            ),
+        ),
         f"{pkg}/interfaces/__init__.py": target.render(
             "api/interfaces/__init__.py.j2", **ctx, tags=api.tags
         ),

@@ -159,6 +159,7 @@ class MediaType:
     model: type[BaseModel] | None = None  # json, form, multipart
     files: tuple[str, ...] = ()  # multipart: properties sent as file parts
     json_fields: tuple[str, ...] = ()  # form, multipart: properties sent as JSON text
+    deep_fields: tuple[str, ...] = ()  # form: properties sent as deepObject (`name[key]=...`)
 
 
 @dataclass(frozen=True)
@@ -224,12 +225,24 @@ def _jsonable(value: Any) -> Any:
     return to_jsonable_python(_reveal(value))
 
 
+def _deep_pairs(name: str, value: Any) -> list[tuple[str, str]]:
+    """A deepObject form field: `name[key][0]=value` for each value its objects and arrays
+    hold."""
+    if isinstance(value, Mapping):
+        return [pair for k, v in value.items() for pair in _deep_pairs(f"{name}[{k}]", v)]
+    if isinstance(value, (list, tuple)):
+        return [pair for n, v in enumerate(value) for pair in _deep_pairs(f"{name}[{n}]", v)]
+    return [] if value is None else [(name, scalar(value))]
+
+
 def _fields(value: Any, media: MediaType) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for name, item in _dump(value).items():
         if item is None:
             continue
-        if name in media.json_fields:
+        if name in media.deep_fields:
+            out.extend(_deep_pairs(name, _jsonable(item)))
+        elif name in media.json_fields:
             out.append((name, json.dumps(_jsonable(item), separators=(",", ":"))))
         elif isinstance(item, (list, tuple)):
             out.extend((name, scalar(_jsonable(v))) for v in item)

@@ -12,6 +12,7 @@ import base64
 import binascii
 import inspect
 import json
+import re
 from collections.abc import AsyncIterable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -208,14 +209,23 @@ async def read_text(request: Request) -> str:
 
 
 async def read_form(request: Request, model: type[M], *, lists: tuple[str, ...] = (),
-                    json_fields: tuple[str, ...] = ()) -> M:  # fmt: skip
-    """A url-encoded or multipart body as its model: file parts become bytes."""
+                    json_fields: tuple[str, ...] = (),
+                    deep_fields: tuple[str, ...] = ()) -> M:  # fmt: skip
+    """A url-encoded or multipart body as its model: file parts become bytes; a deepObject
+    field's `name[key][0]=value` pairs an object (keys all numbers: an array)."""
     try:
         form = await request.form()
     except Exception as error:  # a malformed multipart body
         raise _invalid("body", "", f"Malformed form body: {error}") from None
     data: dict[str, Any] = {}
+    deep: dict[str, Any] = {}
     for key in dict.fromkeys(form.keys()):
+        name = key.partition("[")[0]
+        path = _DEEP_PATH.fullmatch(key[len(name) :]) if name in deep_fields else None
+        if path is not None and name != key:
+            for value in form.getlist(key):
+                _deep_set(deep, [name, *_DEEP_SEGMENT.findall(key[len(name) :])], value)
+            continue
         values: list[Any] = []
         for value in form.getlist(key):
             if isinstance(value, UploadFile):
@@ -228,10 +238,37 @@ async def read_form(request: Request, model: type[M], *, lists: tuple[str, ...] 
             else:
                 values.append(value)
         data[key] = values if key in lists else values[0]
+    for name, tree in deep.items():
+        data[name] = _deep_lists(tree)
     try:
         return model.model_validate(data)
     except ValidationError as error:
         raise _invalid("body", "", error) from None
+
+
+_DEEP_PATH = re.compile(r"(\[[^\[\]]*\])+")
+_DEEP_SEGMENT = re.compile(r"\[([^\[\]]*)\]")
+
+
+def _deep_set(node: dict[str, Any], path: list[str], value: Any) -> None:
+    """`value` at `path` in nested dicts (an empty segment, `name[]`: the next index)."""
+    for segment in path[:-1]:
+        key = segment or str(len(node))
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = node[key] = {}
+        node = child
+    node[path[-1] or str(len(node))] = value
+
+
+def _deep_lists(value: Any) -> Any:
+    """Nested dicts whose keys are all numbers as lists, in the numbers' order."""
+    if not isinstance(value, dict):
+        return value
+    items = {key: _deep_lists(item) for key, item in value.items()}
+    if items and all(key.isdigit() for key in items):
+        return [items[key] for key in sorted(items, key=int)]
+    return items
 
 
 # -- responses ---------------------------------------------------------------------------------
