@@ -604,7 +604,6 @@ def _run_datamodel_codegen(
     source = bare_generics_typed(source)
     source = typed_string_defaults(source)
     source = base_conflicts_ignored(source)
-    source = empty_enum_values_ignored(source)
     schemas = document["components"]["schemas"]
     why = (
         "allOf members redeclare fields of the class they extend"
@@ -755,41 +754,6 @@ def base_conflicts_ignored(source: str) -> str:
         if not paren or not rest.endswith("):"):
             continue
         lines[start:end] = [f"{head}(  {_IGNORE_BASES}", f"    {rest[:-2]}", "):"]
-    return "\n".join(lines)
-
-
-# an unannotated assignment in a class body holding an empty list or dict: an enum member
-_EMPTY_MEMBER = re.compile(r"^\s+\w+ = .*(\[\]|\{\})", re.MULTILINE)
-_IGNORE_EMPTY = "# type: ignore[var-annotated, unused-ignore]"
-
-
-def empty_enum_values_ignored(source: str) -> str:
-    """Enum members whose value is or holds an empty array or object, marked for mypy.
-
-    An `enum: [[]]` (or `[{}]`, `[[[]], ...]`) is written `LIST___ = []`, which pydantic
-    reads as the document means (the member's value is compared); mypy --strict wants
-    the type of the empty container (`Need type annotation for "LIST___"`, [var-annotated]),
-    and an enum member may carry no annotation. Such a member's first line gets a
-    `type: ignore` (its type is then `list[Any]`)."""
-    if not _EMPTY_MEMBER.search(source):  # the common case: not worth parsing the module
-        return source
-    tree = ast.parse(source)
-    enums = enum_class_names(source)
-    marked: list[int] = []
-    for node in tree.body:
-        if not (isinstance(node, ast.ClassDef) and node.name in enums):
-            continue
-        for stmt in node.body:
-            if isinstance(stmt, ast.Assign) and any(
-                (isinstance(n, ast.List) and not n.elts) or (isinstance(n, ast.Dict) and not n.keys)
-                for n in ast.walk(stmt.value)
-            ):
-                marked.append(stmt.lineno)
-    if not marked:
-        return source
-    lines = source.split("\n")
-    for line in marked:
-        lines[line - 1] = f"{lines[line - 1]}  {_IGNORE_EMPTY}"
     return "\n".join(lines)
 
 
