@@ -43,9 +43,7 @@ def is_binary_schema(schema: Any) -> bool:
     )
 
 
-def form_fields(
-    schema: dict[str, Any], deref: Any, encoding: Any = None
-) -> tuple[FormField, ...]:
+def form_fields(schema: dict[str, Any], deref: Any, encoding: Any = None) -> tuple[FormField, ...]:
     """The properties of a form body; `encoding`: a url-encoded body's Encoding Objects,
     whose `style: deepObject` sends a property as `name[key][0]=value` pairs."""
     encoding = encoding if isinstance(encoding, dict) else {}
