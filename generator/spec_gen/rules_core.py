@@ -18,6 +18,7 @@ from .walk import (
     IGNORED_HEADERS,
     METHODS,
     ignored_header,
+    is_32,
     operations,
     path_items,
     schema_roots,
@@ -137,6 +138,42 @@ def ref_kinds(document: dict[str, Any]) -> list[RawFinding]:
                 "the generated code cannot use it as one",
             )
         )
+    return out
+
+
+def oas32_features(document: dict[str, Any]) -> list[RawFinding]:
+    """What OpenAPI 3.2 adds that the generated code does not carry yet, each where it is
+    written: the QUERY method and `additionalOperations` (ignored: no route, no client
+    method), `in: querystring` parameters (ignored), a media type with only an
+    `itemSchema` (streamed items: read as a body without a schema)."""
+    if not is_32(document):
+        return []
+    out = []
+
+    def warn(pointer: str, what: str, effect: str = "ignored") -> None:
+        message = f"{what} (OpenAPI 3.2) is not generated yet: {effect}"
+        out.append(RawFinding(pointer, "oas32", message))
+
+    kinds, _ = typed_nodes(document)
+    for here, kind in kinds.items():
+        node = resolve_pointer(document, here)
+        if not isinstance(node, dict) or "$ref" in node and kind != "Path Item":
+            continue
+        if kind == "Path Item":
+            if isinstance(node.get("query"), dict):
+                warn(join_pointer(here, "query"), "the QUERY method")
+            extra = node.get("additionalOperations")
+            for method in extra if isinstance(extra, dict) else {}:
+                warn(
+                    join_pointer(here, "additionalOperations", method),
+                    f"the {method} method of `additionalOperations`",
+                )
+        elif kind == "Parameter" and node.get("in") == "querystring":
+            warn(here, "a querystring parameter")
+        elif kind == "Media Type" and "itemSchema" in node and "schema" not in node:
+            warn(
+                join_pointer(here, "itemSchema"), "`itemSchema`", "read as a body without a schema"
+            )
     return out
 
 
@@ -509,7 +546,8 @@ CORE_RULES: dict[str, str] = {
     "schema": "error",  # a schema that is not valid JSON Schema
     "schema-repair": "warn",  # a 3.0 / 2019-09 leftover in a 3.1 schema, read as meant
     "ref": "error",
-    "ref-kind": "warn",  # a $ref to another kind of Object than belongs where it stands
+    "ref-kind": "warn",
+    "oas32": "warn",  # what OpenAPI 3.2 adds and the generated code does not carry yet  # a $ref to another kind of Object than belongs where it stands
     # the spec requires unique operationIds; the generator numbers a repeated one (generated
     # documents such as grpc-gateway's repeat them for each extra binding). House: an error.
     "operation-id-unique": "warn",
@@ -530,6 +568,7 @@ CORE_RULES: dict[str, str] = {
 CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     dangling_refs,
     ref_kinds,
+    oas32_features,
     operation_ids,
     path_params,
     no_operations,

@@ -1,4 +1,5 @@
-"""Validation: the document's structure (openapi-spec-validator's OpenAPI 3.1 schema), each
+"""Validation: the document's structure (openapi-spec-validator's OpenAPI 3.1 schema, or 3.2's
+for a 3.2 document), each
 schema against JSON Schema's meta-schema, then the rules of the configured profile.
 
 Every finding names the node it is about (a JSON pointer, from the validator's own path,
@@ -21,7 +22,7 @@ from .pointer import join_pointer
 from .profiles import Ruleset, ruleset
 from .rules_core import CORE_CHECKS
 from .rules_house import house_findings
-from .walk import schema_roots, typed_nodes
+from .walk import is_32, schema_roots, typed_nodes
 
 __all__ = [
     "Finding",
@@ -66,8 +67,8 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
             RawFinding(
                 "/swagger",
                 "openapi",
-                f"a Swagger {version} (OpenAPI 2) document: spec-gen reads OpenAPI 3.0 and "
-                "3.1; convert it first (for instance `npx swagger2openapi IN -o OUT.yaml`)",
+                f"a Swagger {version} (OpenAPI 2) document: spec-gen reads OpenAPI 3.0, 3.1 "
+                "and 3.2; convert it first (for instance `npx swagger2openapi IN -o OUT.yaml`)",
             )
         ]
     errors = [(join_pointer("", *path), message) for path, message in _structure_errors(document)]
@@ -90,7 +91,7 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
         stray = STRAY.match(message)
         if pointer == "/openapi" and "does not match" in message:
             version = json.dumps(document.get("openapi"))
-            message = f"OpenAPI {version} is not a version spec-gen reads (3.0.x and 3.1.x)"
+            message = f"OpenAPI {version} is not a version spec-gen reads (3.0.x, 3.1.x and 3.2.x)"
         if stray is None:
             out.append(RawFinding(pointer, "openapi", message))
             continue
@@ -134,31 +135,38 @@ def _structure_errors(document: dict[str, Any]) -> list[tuple[list[Any], str]]:
     The schema file is read from the package's resources and checked with jsonschema-rs
     directly: importing openapi_spec_validator costs more than validating a large document.
     """
+    version = "3.2" if is_32(document) else "3.1"
     try:
         import jsonschema_rs
     except ImportError:  # the pure-Python path, through the library
-        from openapi_spec_validator.schemas import openapi_v31_schema_validator
+        from openapi_spec_validator.schemas import (
+            openapi_v31_schema_validator,
+            openapi_v32_schema_validator,
+        )
 
-        return [_message(e) for e in openapi_v31_schema_validator.iter_errors(document)]
-    validator = _oas31_validator(jsonschema_rs)
+        python = openapi_v32_schema_validator if version == "3.2" else openapi_v31_schema_validator
+        return [_message(e) for e in python.iter_errors(document)]
+    validator = _oas_validator(jsonschema_rs, version)
     return [
         (list(e.instance_path), str(e.message).strip().splitlines()[0])
         for e in validator.iter_errors(document)
     ]
 
 
-_VALIDATOR: list[Any] = []
+_VALIDATORS: dict[str, Any] = {}
 
 
-def _oas31_validator(jsonschema_rs: Any) -> Any:
-    if not _VALIDATOR:
+def _oas_validator(jsonschema_rs: Any, version: str) -> Any:
+    if version not in _VALIDATORS:
         package = importlib.util.find_spec("openapi_spec_validator")
         if package is None or package.origin is None:
             raise RuntimeError("openapi-spec-validator is not installed")
-        schema_file = Path(package.origin).parent / "resources" / "schemas" / "v3.1" / "schema.json"
+        schema_file = (
+            Path(package.origin).parent / "resources" / "schemas" / f"v{version}" / "schema.json"
+        )
         schema = json.loads(schema_file.read_text(encoding="utf-8"))
-        _VALIDATOR.append(jsonschema_rs.validator_cls_for(schema)(schema))
-    return _VALIDATOR[0]
+        _VALIDATORS[version] = jsonschema_rs.validator_cls_for(schema)(schema)
+    return _VALIDATORS[version]
 
 
 def schema_meta_findings(document: dict[str, Any]) -> list[RawFinding]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,6 +24,21 @@ def structured_enum(schema: dict[str, Any]) -> bool:
     models read the schema as its type and the `models` rule warns."""
     enum = schema.get("enum")
     return isinstance(enum, list) and any(isinstance(v, (dict, list)) for v in enum)
+
+
+def is_32(document: dict[str, Any]) -> bool:
+    """An OpenAPI 3.2 document: validated against the 3.2 schema, then read as 3.1 is; what
+    3.2 adds and spec-gen does not generate yet is an `oas32` warning where it is written."""
+    return re.match(r"3\.2\.\d+", str(document.get("openapi", ""))) is not None
+
+
+def not_carried(parameter: Any) -> bool:
+    """A parameter the generated code does not carry: an ignored header (Accept,
+    Content-Type, Authorization) or OpenAPI 3.2's `in: querystring` (the whole query string
+    as one value)."""
+    return ignored_header(parameter) or (
+        isinstance(parameter, dict) and parameter.get("in") == "querystring"
+    )
 
 
 def ignored_header(parameter: Any) -> bool:

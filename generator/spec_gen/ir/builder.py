@@ -10,7 +10,7 @@ from ..errors import at
 from ..naming import pascal, snake, words
 from ..pointer import escape_pointer_token as escape
 from ..walk import METHODS as HTTP_METHODS
-from ..walk import ignored_header
+from ..walk import not_carried
 from .model import Api, Operation, Tag, WebhookOperation
 from .names import OPERATION_RESERVED, identifier, module_identifier, unique
 from .nodes import extensions, is_enum, requirements, security_scheme, server
@@ -80,8 +80,8 @@ class Builder(Parts):
                     # it (a `parameter-repair` warning)
                     merged = [p for p in merged if p.get("in") != "path" or placed(p, path)]
                     # Accept, Content-Type, Authorization headers: ignored, as OpenAPI says
-                    # (an `ignored-header` warning)
-                    merged = [p for p in merged if not ignored_header(p)]
+                    # (an `ignored-header` warning); 3.2's querystring ones (an `oas32` one)
+                    merged = [p for p in merged if not not_carried(p)]
                     tag = tag_for(str((raw.get("tags") or ["default"])[0]))
                     reqs = requirements(raw["security"]) if "security" in raw else default_reqs
                     op = Operation(
@@ -168,7 +168,7 @@ class Builder(Parts):
     ) -> WebhookOperation:
         op_name = pascal(str(raw.get("operationId") or op_name or f"webhook {name}"))
         listed = [self.deref(p) for p in raw.get("parameters") or []]
-        params = self.params([p for p in listed if not ignored_header(p)], op_name, pointer)
+        params = self.params([p for p in listed if not not_carried(p)], op_name, pointer)
         return WebhookOperation(
             name=name,
             method=method,
