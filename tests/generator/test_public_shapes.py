@@ -245,8 +245,8 @@ def test_a_repeated_operation_id_is_numbered_with_a_warning(tmp_path: Path) -> N
     assert len(repeats) == 1 and " warning " in repeats[0], output
     assert repeats[0].startswith(f"openapi.yaml:{line_of(text, 'operationId', 2)}:")
     client = (tmp_path / "out/client/api_client/resources/default.py").read_text(encoding="utf-8")
-    assert "def complete_activity(" in client and "def complete_activity_2(" in client
-    assert "/workflows/" in client.split("def complete_activity_2(")[1].split("def ")[0]
+    assert "def complete_activity(" in client and "def complete_activity2(" in client
+    assert "/workflows/" in client.split("def complete_activity2(")[1].split("def ")[0]
 
 
 def test_properties_named_like_keywords_keep_their_refs(tmp_path: Path) -> None:
