@@ -243,6 +243,7 @@ def _render(
     from .targets.client import render_client
     from .targets.client_models import split_models
     from .targets.docs import HTML_PAGE, render_docs
+    from .targets.model_depth import recursion_headroom
     from .targets.models import (
         ModelsRefused,
         enum_class_names,
@@ -335,14 +336,16 @@ def _render(
     # while the client's split of the models is made and formatted
     server_models = f"server/{config.server_package}/models.py"
     with stage("ruff (the server's models)"):
-        files.update(format_python({server_models: models_source}))
+        files.update(format_python({server_models: recursion_headroom(models_source)}))
     if verifier is not None:
         verifier.feed("server", files)
     with stage("client models"):
         model_files: dict[str, str] = {}
         modules, homes = split_models(models_source, model_uses)
         for module, content in modules.items():
-            model_files[f"client/{config.client_package}/models/{module}.py"] = content
+            model_files[f"client/{config.client_package}/models/{module}.py"] = recursion_headroom(
+                content
+            )
         model_files[f"client/{config.client_package}/models/__init__.py"] = client.render(
             "client/models_init.py.j2", **client.context(api), homes=homes
         )

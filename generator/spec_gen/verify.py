@@ -201,16 +201,17 @@ class Verifier:
 
     def _send(self, popen: subprocess.Popen[bytes], roles: tuple[str, ...]) -> None:
         """Write each role's frame as soon as it is fed (in the probe's order), then close."""
-        assert popen.stdin is not None
+        stdin = popen.stdin  # `_finish` takes it off the Popen while this thread writes
+        assert stdin is not None
         try:
             for role in roles:
                 self.fed[role].wait()
                 payload = self.payloads.get(role)
                 if payload is None:  # closed before it was fed
                     break
-                popen.stdin.write(len(payload).to_bytes(8, "big") + payload)
-                popen.stdin.flush()
-            popen.stdin.close()
+                stdin.write(len(payload).to_bytes(8, "big") + payload)
+                stdin.flush()
+            stdin.close()
         except (OSError, ValueError):  # it failed before reading: its stderr says why
             pass
 
@@ -236,9 +237,12 @@ class Verifier:
             event.set()
         results = []
         for popen, writer in self.probes:
-            writer.join()
-            popen.stdin = None  # closed by the writer: communicate() only reads
+            # read while the writer may still be writing: a probe that failed on the first
+            # package writes its traceback (a RecursionError's is long) before it reads the
+            # next; waiting for the writer first, both sides would wait on a full pipe
+            popen.stdin = None  # the writer's: communicate() only reads
             out, err = popen.communicate()
+            writer.join()
             results.append((popen.returncode, out.decode(), err.decode()))
         self.probes = []
         return results
