@@ -13,6 +13,8 @@ spec: the build exits 0 and the output says what the document meant.
   traceback (a RecursionError's runs to some 100 KB) blocked writing it to stderr while the
   build, waiting for its writer thread to send the second package, read nothing: the build
   never ended. The probes' output is now read while the writer writes.
+- a media range with an object schema (`content: {'*/*': {schema: {$ref: Deployment}}}`,
+  Kubernetes' every create and replace): a binary body, the schema lost; now JSON.
 """
 
 from __future__ import annotations
@@ -106,3 +108,51 @@ def test_a_probe_failing_with_a_long_traceback_does_not_hang_the_build() -> None
         pytest.fail("the verifier hung on a probe's long traceback")
     assert len(outcome) == 1 and isinstance(outcome[0], GeneratedCodeBroken)
     assert "RecursionError" in str(outcome[0])
+
+
+_RANGE = """
+import json, sys
+sys.path[:0] = ["client", "server"]
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+import api_server
+from api_client import Client
+
+seen = {}
+
+class Impl:
+    async def create_deployment(self, ctx, body):
+        seen["body"] = [type(body).__name__, body.model_dump()]
+        return body
+    async def put_raw(self, ctx, body):
+        seen["raw_in"] = [type(body).__name__, body]
+        return {"name": "raw"}
+
+async def ctx(): return None
+app = FastAPI()
+app.include_router(api_server.create_api_router(context=lambda op: ctx, default=Impl()))
+client = Client(base_url="http://testserver", http_client=TestClient(app))
+made = client.default.create_deployment(name="web", replicas=2)
+raw = client.default.put_raw(body=b"\\x00\\x01")
+print(json.dumps({
+    "made": [type(made).__name__, made.model_dump()],
+    "raw": [type(raw).__name__, raw.model_dump()],
+    "body": seen["body"],
+    "raw_seen": [seen["raw_in"][0], list(seen["raw_in"][1])],
+}, default=str))
+"""
+
+
+def test_a_media_range_with_an_object_schema_is_json(tmp_path: Path) -> None:
+    """Kubernetes declares every body `content: {'*/*': {schema: {$ref: ...}}}`: read as
+    binary (the media range is no JSON type), the client took `body: bytes`, the handler got
+    raw bytes and the schema was lost. A media range whose schema describes JSON data is
+    sent and read as application/json; one whose schema is a (binary) string stays bytes."""
+    code, output = _build(tmp_path, "media_range_bodies.yaml", "--typecheck")
+    assert code == 0, output
+    assert "Success: no issues found" in output
+    found = run_json(tmp_path / "out", _RANGE)
+    assert found["body"] == ["Deployment", {"name": "web", "replicas": 2}]
+    assert found["made"] == ["Deployment", {"name": "web", "replicas": 2}]
+    assert found["raw_seen"] == ["bytes", [0, 1]]
+    assert found["raw"] == ["Deployment", {"name": "raw", "replicas": None}]

@@ -25,6 +25,23 @@ def media_kind(content_type: str) -> str:
     return "binary"
 
 
+RANGES = ("*/*", "application/*")
+
+
+def json_range(content_type: str, schema: Any) -> bool:
+    """A media range (`*/*`, `application/*`) whose schema describes JSON data (an object, an
+    array, a number, a composition...; not a string, which may be any bytes): its body is
+    sent and read as `application/json`, as other generators do (it was raw bytes, the
+    schema lost)."""
+    base = content_type.split(";", 1)[0].strip().lower()
+    if base not in RANGES or not isinstance(schema, dict) or not schema:
+        return False
+    if is_binary_schema(schema) or schema.get("type") == "string":
+        return False
+    shaping = ("properties", "items", "allOf", "oneOf", "anyOf", "$ref", "enum", "const")
+    return schema.get("type") not in (None, "string") or any(k in schema for k in shaping)
+
+
 def media_order(content: dict[str, Any]) -> list[str]:
     """Media types, the primary one first: JSON, then the document's order."""
     names = [str(k) for k in content]

@@ -231,11 +231,15 @@ class Parts:
     ) -> tuple[Media, ...]:
         out = []
         models: dict[str, str] = {}
-        for content_type in media_mod.media_order(content):
-            entry = self.deref(content[content_type]) or {}
-            kind = media_mod.media_kind(content_type)
+        has_json = any(media_mod.media_kind(str(k)) == "json" for k in content)
+        for written in media_mod.media_order(content):
+            entry = self.deref(content[written]) or {}
+            content_type, kind = written, media_mod.media_kind(written)
             raw = entry.get("schema") if isinstance(entry.get("schema"), dict) else None
-            where = f"{pointer}/{escape(content_type)}/schema"
+            where = f"{pointer}/{escape(written)}/schema"
+            if not has_json and raw is not None and media_mod.json_range(written, self.deref(raw)):
+                # `*/*` with an object schema (Kubernetes' every body): sent and read as JSON
+                content_type, kind, has_json = "application/json", "json", True
             model = None
             fields: tuple[Any, ...] = ()
             if kind == "json" and raw is not None:
