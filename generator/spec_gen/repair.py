@@ -240,8 +240,18 @@ class Repairer(Upgrader):
         )
 
     def _types(self, schema: dict[str, Any], here: str) -> None:
-        """`type: file` (Swagger 2) read as binary (any other unknown type stays an error)."""
+        """`type: file` (Swagger 2) read as binary (any other unknown type stays an error); a
+        YAML null in a type list (`type: [string, null]`, unquoted) read as `'null'`."""
         kind = schema.get("type")
+        if isinstance(kind, list) and None in kind:
+            schema["type"] = kind = ["null" if k is None else k for k in kind]
+            self.repairs.append(
+                (
+                    join_pointer(here, "type"),
+                    "schema-repair",
+                    "`null` unquoted in a type list is no type name: read as 'null'",
+                )
+            )
         kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
         if "file" in kinds:
             self.repairs.append(

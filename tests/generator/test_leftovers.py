@@ -35,6 +35,7 @@ def test_leftovers_are_repaired_with_a_warning_at_each_node(tmp_path: Path) -> N
         "minLength: '3'": "TagsResource/properties/code/minLength",
         "pair: {type: array": "TagsResource/properties/pair/items",
         "upload: {type: file}": "TagsResource/properties/upload/type",
+        "alias: {type: [string, null]}": "TagsResource/properties/alias/type",
         "$recursiveRef": "CompoundFilter/properties/filters/items/anyOf/1/$recursiveRef",
     }
     for needle, pointer in expected.items():
@@ -60,6 +61,7 @@ def test_leftovers_are_repaired_with_a_warning_at_each_node(tmp_path: Path) -> N
     assert "archived: bool = False" in models
     assert "level: int | None = None" in models
     assert "pair: list[Any] | None" in models
+    assert "alias: str | None = None" in models  # an unquoted null in a type list: 'null'
 
 
 def test_strict_refuses_a_repaired_document(tmp_path: Path) -> None:
