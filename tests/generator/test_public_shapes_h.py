@@ -49,7 +49,7 @@ def test_a_long_cycle_of_classes_builds_imports_and_validates(tmp_path: Path) ->
         for path in (out / "client" / "api_client" / "models").glob("_*.py")
         if "sys.setrecursionlimit(" in path.read_text()
     ]
-    assert client_models == ["_op_01.py"]
+    assert client_models == ["_op01.py"]
     nested: dict[str, object] = {"value": 64}
     for value in range(63, 0, -1):
         nested = {"value": value, "inputs": [nested]}
