@@ -26,8 +26,8 @@ FIXED_SEED = 12
 # bounded: the whole suite runs on 2 shared cores; each run stops after this many seconds.
 # The stateful phase is a run of its own with its own budget: in one run it came last and, on
 # a loaded machine, found the budget spent by the others ("Stateful: no tests were run").
-MAX_SECONDS = int(os.environ.get("OUTREACH_CONTRACT_SECONDS", "18"))
-STATEFUL_SECONDS = int(os.environ.get("OUTREACH_CONTRACT_STATEFUL_SECONDS", "8"))
+MAX_SECONDS = int(os.environ.get("OUTREACH_CONTRACT_SECONDS", "15"))
+STATEFUL_SECONDS = int(os.environ.get("OUTREACH_CONTRACT_STATEFUL_SECONDS", "6"))
 MAX_EXAMPLES = int(os.environ.get("OUTREACH_CONTRACT_EXAMPLES", "15"))
 PHASES = {"examples,coverage,fuzzing": MAX_SECONDS, "stateful": STATEFUL_SECONDS}
 
