@@ -494,7 +494,7 @@ def response_descriptions(document: dict[str, Any]) -> list[tuple[str, str, str]
     depends on it, and refusing the document for it would stop a build every other tool
     makes."""
     out = []
-    for here, kind in typed_nodes(document)[0].items():
+    for here, kind in typed_nodes(document, schemas=False)[0].items():
         if kind != "Response":
             continue
         response = resolve_pointer(document, here)

@@ -117,7 +117,8 @@ def _callback_extensions_allowed(
     expression (`x-internal: true` was refused: 'true is not of type "object"')."""
     if not any("/callbacks/" in pointer and "/x-" in pointer for pointer, _ in errors):
         return errors
-    callbacks = {here for here, kind in typed_nodes(document)[0].items() if kind == "Callback"}
+    kinds = typed_nodes(document, schemas=False)[0]
+    callbacks = {here for here, kind in kinds.items() if kind == "Callback"}
 
     def extension_of_callback(pointer: str) -> bool:
         parts = pointer.split("/")

@@ -156,12 +156,15 @@ _SCHEMA_ONES = (
 )  # fmt: skip
 
 
-def typed_nodes(document: dict[str, Any]) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+def typed_nodes(
+    document: dict[str, Any], schemas: bool = True
+) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
     """Which OpenAPI Object sits at each pointer the document's structure types (`Schema`
     for every schema and subschema, `Parameter`, `Response`, ..., as COMPONENT_KINDS names
     them; `Operation`, `Media Type`, `Encoding` for the others), and every Reference Object
     found where one of the component kinds belongs: (pointer, kind expected, ref). A
-    Reference Object is not walked into; `x-` extensions and data are never walked."""
+    Reference Object is not walked into; `x-` extensions and data are never walked. Without
+    `schemas`, a schema's subschemas are not walked (most of a large document's nodes)."""
     kinds: dict[str, str] = {}
     refs: list[tuple[str, str, str]] = []
     stack: list[tuple[str, Any, str]] = []
@@ -192,6 +195,8 @@ def typed_nodes(document: dict[str, Any]) -> tuple[dict[str, str], list[tuple[st
             if kind not in ("Schema", "Path Item"):  # these two may have fields beside it
                 continue
         if kind == "Schema":
+            if not schemas:
+                continue
             for key in _SCHEMA_MAPS:
                 each("Schema", node.get(key), join_pointer(here, key))
             for key in _SCHEMA_LISTS:
