@@ -115,7 +115,7 @@ class Repairer(Upgrader):
         self._fix(schema, here)
 
     def _children(self, schema: dict[str, Any], here: str) -> None:
-        from .upgrade import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
+        from .walk import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
 
         for keyword in SCHEMA_MAPS:
             value = schema.get(keyword)

@@ -546,8 +546,8 @@ CORE_RULES: dict[str, str] = {
     "schema": "error",  # a schema that is not valid JSON Schema
     "schema-repair": "warn",  # a 3.0 / 2019-09 leftover in a 3.1 schema, read as meant
     "ref": "error",
-    "ref-kind": "warn",
-    "oas32": "warn",  # what OpenAPI 3.2 adds and the generated code does not carry yet  # a $ref to another kind of Object than belongs where it stands
+    "ref-kind": "warn",  # a $ref to another kind of Object than belongs where it stands
+    "oas32": "warn",  # what OpenAPI 3.2 adds and the generated code does not carry yet
     # the spec requires unique operationIds; the generator numbers a repeated one (generated
     # documents such as grpc-gateway's repeat them for each extra binding). House: an error.
     "operation-id-unique": "warn",

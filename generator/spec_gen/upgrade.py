@@ -27,23 +27,8 @@ from collections.abc import MutableMapping
 from typing import Any
 
 from .pointer import join_pointer
-
-SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-SCHEMA_ONE = (
-    "items",
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "additionalItems",
-)
 from .walk import METHODS as OPERATION_KEYS
+from .walk import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
 
 
 def is_30(document: Any) -> bool:

@@ -1,6 +1,6 @@
 """Validation: the document's structure (openapi-spec-validator's OpenAPI 3.1 schema, or 3.2's
-for a 3.2 document), each
-schema against JSON Schema's meta-schema, then the rules of the configured profile.
+for a 3.2 document), each schema against JSON Schema's meta-schema, then the rules of the
+configured profile.
 
 Every finding names the node it is about (a JSON pointer, from the validator's own path,
 never from searching for an equal value); `locate_findings` turns pointers into

@@ -148,12 +148,22 @@ COMPONENT_KINDS = {
     "pathItems": "Path Item",
 }
 _REFERABLE = frozenset(COMPONENT_KINDS.values())
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
-_SCHEMA_ONES = (
-    "items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-    "unevaluatedItems", "unevaluatedProperties", "contentSchema", "additionalItems",
-)  # fmt: skip
+# where a schema keeps its subschemas (the upgrade, the repairs and typed_nodes walk them)
+SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+SCHEMA_ONE = (
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+)
 
 
 def typed_nodes(
@@ -197,13 +207,13 @@ def typed_nodes(
         if kind == "Schema":
             if not schemas:
                 continue
-            for key in _SCHEMA_MAPS:
+            for key in SCHEMA_MAPS:
                 each("Schema", node.get(key), join_pointer(here, key))
-            for key in _SCHEMA_LISTS:
+            for key in (*SCHEMA_LISTS, "items"):  # a list of `items`: draft 4's tuples
                 value = node.get(key)
                 for index, sub in enumerate(value if isinstance(value, list) else []):
                     add("Schema", sub, join_pointer(here, key, index))
-            for key in _SCHEMA_ONES:
+            for key in (*SCHEMA_ONE, "contentSchema"):
                 add("Schema", node.get(key), join_pointer(here, key))
         elif kind == "Path Item":
             _parameters(node, here, add)
