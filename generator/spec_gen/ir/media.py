@@ -39,7 +39,7 @@ def json_range(content_type: str, schema: Any) -> bool:
     if is_binary_schema(schema) or schema.get("type") == "string":
         return False
     shaping = ("properties", "items", "allOf", "oneOf", "anyOf", "$ref", "enum", "const")
-    return schema.get("type") not in (None, "string") or any(k in schema for k in shaping)
+    return "type" in schema or any(k in schema for k in shaping)
 
 
 def media_order(content: dict[str, Any]) -> list[str]:
