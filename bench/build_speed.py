@@ -53,6 +53,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 RESULTS = BENCH / "results" / "build_speed.json"
 NOOP_AIM_S = 0.3
+COPY_PREFIX = "this spec x"  # the cases copied from this repository's spec
 TIMEOUT_S = 900
 FCG = "fastapi-code-generator"
 FCG_VENV = Path.home() / ".cache" / "spec-gen-bench" / FCG
@@ -156,7 +157,7 @@ def make_cases(args: argparse.Namespace, tmp: Path, spec_gen: str) -> list[Case]
         copy = dict(settings, spec="openapi.json", output="generated")
         copy["templates"] = str((REPO / settings.get("templates", "templates")).resolve())
         write_project(where, copy)
-        cases.append(Case(f"this spec x{size}", where, spec, operation_count(document)))
+        cases.append(Case(f"{COPY_PREFIX}{size}", where, spec, operation_count(document)))
     for extra in args.extra:
         where = tmp / f"extra-{len(cases)}"
         write_project(where, {"spec": str(extra.resolve()), "output": "generated"})
@@ -264,6 +265,10 @@ def main() -> int:
             log(f"{FCG} column skipped: {said}")
         else:
             tools[FCG], args.fcg_version = command, said
+    # every tool runs from byte-compiled modules, as pip installs them: this repository's
+    # editable spec-gen too (with PYTHONDONTWRITEBYTECODE set, it would compile its own
+    # modules from source at each start, which the other tools never do)
+    run([tools["python"], "-m", "compileall", "-q", str(REPO / "generator")])
     tmp = Path(tempfile.mkdtemp(prefix="spec-gen-bench-"))
     try:
         return bench(args, tools, tmp)
@@ -343,6 +348,9 @@ def make_report(
         )
         table.append(entry)
     baseline = rows[0].median()
+    extras = [
+        c for c in table if c["cold_over_opc"] is not None and not c["case"].startswith(COPY_PREFIX)
+    ]
     return {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "machine": {
@@ -362,9 +370,23 @@ def make_report(
         },
         "fastapi_code_generator_skipped": args.fcg_skipped,
         "cases": table,
+        # the aim is about the sizes of this spec; the --extra documents are timed
+        # beside them and reported on a line of their own
         "aims": {
-            "cold below openapi-python-client at every size that builds": all(
-                c["cold_over_opc"] < 1 for c in table if c["cold_over_opc"] is not None
+            "cold below openapi-python-client at every size of this spec (x1 ... x20)": all(
+                c["cold_over_opc"] < 1
+                for c in table
+                if c["cold_over_opc"] is not None and c["case"].startswith(COPY_PREFIX)
+            ),
+            **(
+                {
+                    "cold below openapi-python-client on the larger documents (--extra): "
+                    + ", ".join(f"{c['case']} {c['cold_over_opc']:.2f}x" for c in extras): all(
+                        c["cold_over_opc"] < 1 for c in extras
+                    )
+                }
+                if extras
+                else {}
             ),
             f"no-op below {NOOP_AIM_S} s at every size that builds": all(
                 c["noop"]["median_s"] < NOOP_AIM_S

@@ -28,6 +28,7 @@ from .config import Config
 from .errors import at
 from .findings import WARNING, Finding, RawFinding
 from .load import Bundle, bundle
+from .memory import collector_paused
 from .profiles import ruleset
 from .result import BuildResult
 from .timings import stage
@@ -136,7 +137,7 @@ def render_tree(
     if models_worker is None:
         models_worker = ForkedWorker(warm_up if models_warm_up_wanted(cache_dir) else None)
     fork = get_context("fork")
-    with ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool:
+    with collector_paused(), ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool:
         try:
             files, spec_bundle, raw = _checked_render(
                 config, cache_dir, pool, models_worker, verifier, strict
@@ -238,12 +239,14 @@ def _render(
 ) -> tuple[dict[str, str], list[tuple[str, str]]]:
     """The rendered files, and what datamodel-code-generator warned about: (pointer of the
     first class the warning names, else of the schemas; its text)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from .ir import build_ir
     from .targets import Target
     from .targets.client import render_client
     from .targets.client_models import split_models
     from .targets.docs import HTML_PAGE, render_docs
-    from .targets.model_depth import recursion_headroom
+    from .targets.model_depth import needs_headroom, recursion_headroom
     from .targets.models import (
         ModelsRefused,
         enum_class_names,
@@ -308,7 +311,7 @@ def _render(
     with at("/components/schemas"):  # an error of the models step names the schemas
         with stage("wait for the models"):
             try:
-                models_source, notes = models.result()
+                models_source, notes, depth = models.result()
             except ModelsRefused as refused:  # at the schema's node in the document
                 where = refusal_pointer(refused.path, api.schema_pointers)
                 raise ModelsRefused(where, refused.reason) from None
@@ -335,24 +338,33 @@ def _render(
     # the server's one models module first: with it, the server's probe can start importing
     # while the client's split of the models is made and formatted
     server_models = f"server/{config.server_package}/models.py"
-    with stage("ruff (the server's models)"):
-        files.update(format_python({server_models: recursion_headroom(models_source)}))
+    server_models_source = recursion_headroom(models_source, depth)
+    # the probes check the models as datamodel-code-generator wrote them while ruff formats
+    # them: its fixes (import order, unused imports) and its formatting leave the code's
+    # meaning as it is, and the checks no longer wait for it
     if verifier is not None:
-        verifier.feed("server", files)
-    with stage("client models"):
-        model_files: dict[str, str] = {}
-        modules, homes = split_models(models_source, model_uses)
-        for module, content in modules.items():
-            model_files[f"client/{config.client_package}/models/{module}.py"] = recursion_headroom(
-                content
+        verifier.feed("server", {**files, server_models: server_models_source})
+    with ThreadPoolExecutor(max_workers=1) as ruff_thread:
+        # ruff formats the server's models (one large file: one of its threads) in its own
+        # process while this one splits them for the client
+        formatted = ruff_thread.submit(format_python, {server_models: server_models_source})
+        with stage("client models (while ruff formats the server's)"):
+            model_files: dict[str, str] = {}
+            modules, homes = split_models(models_source, model_uses)
+            for module, content in modules.items():
+                model_files[f"client/{config.client_package}/models/{module}.py"] = (
+                    recursion_headroom(content) if needs_headroom(depth) else content
+                )
+            model_files[f"client/{config.client_package}/models/__init__.py"] = client.render(
+                "client/models_init.py.j2", **client.context(api), homes=homes
             )
-        model_files[f"client/{config.client_package}/models/__init__.py"] = client.render(
-            "client/models_init.py.j2", **client.context(api), homes=homes
-        )
-    with stage("ruff (the client's models)"):
-        files.update(format_python(model_files))
-    if verifier is not None:
-        verifier.feed("client", files)
+        if verifier is not None:
+            verifier.feed("client", {**files, **model_files})
+        with stage("ruff (the client's models)"):
+            client_models = format_python(model_files)
+        with stage("ruff (the server's models)"):
+            files.update(formatted.result())
+    files.update(client_models)
     return files, located
 
 

@@ -33,11 +33,35 @@ def _fail_on_spec_errors(func: Callable[P, R]) -> Callable[P, R]:
             return func(*args, **kwargs)
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
+        except BrokenPipeError as exc:
+            if not _output_closed():
+                _report(exc, kwargs)
+            # `spec-gen build | head`: the reader has gone, as with SIGPIPE: stop quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            for stream in (sys.stdout, sys.stderr):
+                os.dup2(devnull, stream.fileno())
+            raise SystemExit(128 + 13) from None
         except Exception as exc:  # noqa: BLE001  (one line each, never a traceback)
             _report(exc, kwargs)
             raise AssertionError("unreachable") from None  # _report exits
 
     return wrapper
+
+
+def _output_closed() -> bool:
+    """Whether the reader of this process's stdout or stderr has gone (a closed pipe)."""
+    import select
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            fd = stream.fileno()
+        except (OSError, ValueError):
+            continue
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        if any(events & select.POLLERR for _, events in poller.poll(0)):
+            return True
+    return False
 
 
 def _version() -> str:
@@ -81,8 +105,13 @@ def _report(exc: Exception, kwargs: dict[str, object]) -> None:
         errors = sum(f.is_error for f in exc.findings)
         click.echo(f"{errors} error(s), {len(exc.findings) - errors} warning(s)", err=True)
         sys.exit(1)
+    from .targets.client_testing import TestingConfigError
+
     if isinstance(exc, ProfileError):
         click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    if isinstance(exc, TestingConfigError):  # the configuration does not fit the spec
+        click.echo(f"Error: [tool.spec-gen] {exc}", err=True)
         sys.exit(2)
     from .internal import describe
 

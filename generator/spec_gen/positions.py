@@ -176,8 +176,14 @@ class YamlPositions:
 
     def __init__(self, text: str) -> None:
         from ruamel.yaml import YAML
+        from ruamel.yaml.error import YAMLError
 
-        self.root = YAML(typ="safe").compose(text)
+        try:
+            self.root = YAML(typ="safe").compose(text)
+        except YAMLError:
+            # libyaml's scanner is stricter than YAML 1.2 in corners (`[a, b:3]` in flow
+            # style): the pure parser, which read the document (load.py), composes it too
+            self.root = YAML(typ="safe", pure=True).compose(text)
         self._members: dict[int, dict[str, tuple[tuple[int, int], Any]]] = {}
 
     def _mapping(self, node: Any) -> dict[str, tuple[tuple[int, int], Any]]:

@@ -455,26 +455,82 @@ def _default_problem(schema: dict[str, Any], value: Any) -> str | None:
 _SCHEMA_REF = "#/components/schemas/"
 
 
-def _extended(schema: Any, here: str) -> Iterator[tuple[str, str]]:
-    """(pointer of the `$ref`, schema name) for each component an allOf extends, through
-    inline allOf members too."""
-    members = schema.get("allOf") if isinstance(schema, dict) else None
-    for index, member in enumerate(members if isinstance(members, list) else []):
-        at = join_pointer(here, "allOf", index)
-        ref = member.get("$ref") if isinstance(member, dict) else None
-        if isinstance(ref, str) and ref.startswith(_SCHEMA_REF):
-            yield join_pointer(at, "$ref"), unquote(ref[len(_SCHEMA_REF) :])
-        else:
-            yield from _extended(member, at)
+def _extended(
+    schema: Any, here: str, keywords: tuple[str, ...], one_member: bool
+) -> Iterator[tuple[str, str, str]]:
+    """(pointer of the `$ref`, schema name, keyword) for each component a schema's `keywords`
+    members name, through inline members under those keywords too; `one_member`: a union
+    (anyOf, oneOf) counts only when it has one member (it is that member)."""
+    if not isinstance(schema, dict):
+        return
+    for keyword in keywords:
+        members = schema.get(keyword)
+        if not isinstance(members, list):
+            continue
+        if one_member and keyword != "allOf" and len(members) != 1:
+            continue
+        for index, member in enumerate(members):
+            at = join_pointer(here, keyword, index)
+            ref = member.get("$ref") if isinstance(member, dict) else None
+            if isinstance(ref, str) and ref.startswith(_SCHEMA_REF):
+                yield join_pointer(at, "$ref"), unquote(ref[len(_SCHEMA_REF) :]), keyword
+            else:
+                yield from _extended(member, at, keywords, one_member)
+
+
+def _extension_message(keyword: str, loop: str) -> str:
+    message = f"{keyword} cycle {loop}: a schema cannot extend itself"
+    if keyword != "allOf":
+        message += f" ({keyword} with one member is that member)"
+    return message
+
+
+def _union_message(keyword: str, loop: str) -> str:
+    return (
+        f"oneOf/anyOf cycle {loop}: a union that is a member of itself (no value can be checked"
+        " against it: the check goes round for ever)"
+    )
+
+
+# the cycles reported, each through these members alone: a schema that extends itself
+# (allOf, or a union of one member, which is that member: no class can be made); a union
+# that is one of its own members (`A: anyOf [B]`, `B: anyOf [string, A]`: checking a value
+# goes round for ever). Cycles mixing allOf and a union of several members are the usual
+# polymorphism (`Pet: oneOf [Cat, Dog]`, `Cat: allOf [Pet, ...]`) and are not reported.
+_CYCLE_KINDS: tuple[tuple[tuple[str, ...], bool, Callable[[str, str], str]], ...] = (
+    (("allOf", "anyOf", "oneOf"), True, _extension_message),
+    (("oneOf", "anyOf"), False, _union_message),
+)
 
 
 def allof_cycles(document: dict[str, Any]) -> list[RawFinding]:
     """Component schemas that extend themselves through allOf (`A: allOf [B]`, `B: allOf [A]`,
-    an alias `B: {$ref: A}` counting as B itself): no class can be generated for them."""
+    an alias `B: {$ref: A}` counting as B itself), or through an anyOf or oneOf of one member
+    (`A: anyOf [A]`: A is only itself): no class can be generated for them; and unions that
+    are members of themselves through oneOf/anyOf alone (see _CYCLE_KINDS). Each cycle once,
+    at the `$ref` that closes it."""
     components = document.get("components")
     schemas = components.get("schemas") if isinstance(components, dict) else None
     if not isinstance(schemas, dict):
         return []
+    out: list[RawFinding] = []
+    for keywords, one_member, message in _CYCLE_KINDS:
+        reported = {finding.pointer for finding in out}
+        out += [
+            finding
+            for finding in _cycles(schemas, keywords, one_member, message)
+            if finding.pointer not in reported
+        ]
+    return out
+
+
+def _cycles(
+    schemas: dict[str, Any],
+    keywords: tuple[str, ...],
+    one_member: bool,
+    message: Callable[[str, str], str],
+) -> list[RawFinding]:
+    """The cycles among component schemas through their `keywords` members alone."""
 
     def alias_of(name: str) -> str:
         seen = {name}
@@ -490,8 +546,10 @@ def allof_cycles(document: dict[str, Any]) -> list[RawFinding]:
 
     edges = {
         str(name): [
-            (at, alias_of(target))
-            for at, target in _extended(schema, join_pointer("/components/schemas", str(name)))
+            (at, alias_of(target), keyword)
+            for at, target, keyword in _extended(
+                schema, join_pointer("/components/schemas", str(name)), keywords, one_member
+            )
             if target in schemas
         ]
         for name, schema in schemas.items()
@@ -504,11 +562,10 @@ def allof_cycles(document: dict[str, Any]) -> list[RawFinding]:
         if name in done:
             return
         path.append(name)
-        for at, target in edges.get(name, []):
+        for at, target, keyword in edges.get(name, []):
             if target in path:  # reported once, at the `$ref` that closes the cycle
                 loop = " -> ".join([*path[path.index(target) :], target])
-                message = f"allOf cycle {loop}: a schema cannot extend itself"
-                out.append(RawFinding(at, "schema-cycle", message))
+                out.append(RawFinding(at, "schema-cycle", message(keyword, loop)))
             else:
                 visit(target)
         path.pop()
@@ -561,7 +618,7 @@ CORE_RULES: dict[str, str] = {
     "parameter-repair": "warn",  # a path parameter not marked required, or not declared
     "ignored-header": "warn",  # an Accept, Content-Type or Authorization header parameter
     "pattern": "warn",  # a `pattern` no regular expression engine of pydantic compiles
-    "schema-cycle": "error",  # a schema that extends itself through allOf
+    "schema-cycle": "error",  # a schema that extends itself; a union that is its own member
     "document-repair": "warn",  # info.version written as a number, read as a string
     "models": "warn",  # what datamodel-code-generator warned about while writing the models
 }

@@ -49,6 +49,35 @@ def test_rebuild_with_nothing_changed_does_nothing(project: Path) -> None:
     assert lines == ["nothing changed"]
 
 
+def test_the_cyclic_collector_is_paused_while_building_and_then_restored(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Full collections walking the build's millions of long-lived objects cost some 10% of
+    its CPU: the collector is off while it renders, and back on for whoever called it."""
+    import gc
+
+    import spec_gen.build as build_module
+
+    seen: list[bool] = []
+    format_python = build_module.format_python
+
+    def watched(files: dict[str, str]) -> dict[str, str]:
+        seen.append(gc.isenabled())
+        return format_python(files)
+
+    monkeypatch.setattr(build_module, "format_python", watched)
+    assert gc.isenabled()
+    assert build(load_config(project), use_cache=False, echo=lambda _: None)
+    assert seen and not any(seen)
+    assert gc.isenabled()
+    gc.disable()  # a caller that had it off keeps it off
+    try:
+        render_tree(load_config(project), None)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_one_line_spec_edit_gives_a_small_diff(project: Path) -> None:
     config = load_config(project)
     build(config, echo=lambda _: None)
@@ -142,6 +171,26 @@ def test_the_command_keeps_its_exit_codes_and_output_when_it_exits_at_once(
     assert usage.returncode == 2 and "No such command" in usage.stderr
 
 
+def test_a_reader_that_goes_away_stops_the_command_quietly(project: Path) -> None:
+    """`spec-gen build | head -1`: the first line written after the reader closed the pipe
+    raised BrokenPipeError, reported as an internal error (exit 2). Now the command stops as
+    a program killed by SIGPIPE would (exit 141), with nothing on stderr."""
+    import subprocess
+    import sys
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "spec_gen", "build", "--no-cache"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    process.stdout.close()  # before anything is written: the first line finds no reader
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 141, stderr.decode()
+    assert stderr.decode().strip() == ""
+
+
 def test_ruff_scratch_tree_goes_to_memory_unless_tmpdir_says_otherwise(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -156,3 +205,30 @@ def test_ruff_scratch_tree_goes_to_memory_unless_tmpdir_says_otherwise(
     assert scratch_dir() == expected
     formatted = format_python({"pkg/m.py": "import os\nx=[1,2 ,3]\n"})
     assert formatted == {"pkg/m.py": "x = [1, 2, 3]\n"}  # unused import gone, formatted
+
+
+def test_a_testing_setting_the_spec_cannot_serve_is_a_configuration_error(
+    tmp_path: Path,
+) -> None:
+    """`client-testing.api-key` with a spec that declares no security scheme (a project's
+    settings copied onto another spec): an internal error naming no spec node (exit 2,
+    "TestingConfigError"); it is the configuration's error, said as such."""
+    from spec_helpers import run_in, write
+
+    write(
+        tmp_path / "openapi.yaml",
+        "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /a:\n    get:\n"
+        "      operationId: getA\n      responses:\n        '200': {description: ok}\n",
+    )
+    write(
+        tmp_path / "pyproject.toml",
+        '[tool.spec-gen]\nspec = "openapi.yaml"\n'
+        '[tool.spec-gen.client-testing]\nserver = "my-server"\napi-key = "key"\n',
+    )
+    code, output = run_in(tmp_path, "build", "--output", "out")
+    assert code == 2, output
+    assert "internal error" not in output
+    assert (
+        "Error: [tool.spec-gen] client-testing.api-key: the spec declares no security scheme"
+        in output
+    ), output

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from spec_gen.load import bundle, read_yaml
 from spec_helpers import line_of, run_in, write
 
@@ -35,6 +37,64 @@ def test_binary_data_stays_its_base64_text(tmp_path: Path) -> None:
     could not write as JSON (TypeError, exit 2)."""
     path = write(tmp_path / "a.yaml", "code: !!binary |-\n  AA==\nlist: [!!binary AQI=]\n")
     assert read_yaml(path) == {"code": "AA==", "list": ["AQI="]}
+
+
+# YAML that the fast path (C-composed nodes to JSON values in one walk) must read exactly as
+# ruamel's constructor does, or hand over to it
+TRICKY_YAML = [
+    "a: 1\nb: -0x1F\nc: 0o17\nd: 1_000\ne: +12\nf: 0b101\ng: 017\nh: 0\n",
+    "a: 1.5\nb: -.INF\nc: .inf\nd: 1e3\ne: 6.02_2e23\nf: -0.0\n",
+    "a: true\nb: False\nc: TRUE\nd: yes\ne: ~\nf: null\ng:\nh: Null\n",
+    "day: 2024-01-31\nwhen: 2001-12-14t21:59:43.10-05:00\n",
+    "base: &b {x: 1, y: [1, 2]}\nuse: *b\nlist: [*b, *b]\n",
+    "base: &b {x: 1}\nmerged:\n  <<: *b\n  y: 2\n",
+    "a: !!str 123\nb: !!int '7'\nc: !!float 1\nd: !!binary AA==\n",
+    "a: 1\na: 2\n",
+    "1: one\n2.5: float key\ntrue: bool key\nnull: null key\n'1': quoted\n",
+    "%YAML 1.1\n---\na: yes\nb: 0777\nc: 1:30\n",
+    "? [a, b]\n: complex key\n",
+    "set: !!set {a, b}\n",
+    "just a scalar\n",
+    "- 1\n- [2, {three: 3}]\n- ''\n- '='\n- =\n",
+    "",
+    "empty: {}\nnone: []\nnested: {a: {b: {c: [d]}}}\n",
+    "text: |\n  line one\n  line two\nfolded: >-\n  folded\n  text\n",
+    "cycle: &c [*c]\n",
+]
+
+
+def _outcomes(text: str) -> tuple[Any, Any]:
+    """What the fast path and ruamel's constructor make of `text`: (value or error kind) each."""
+    from ruamel.yaml.error import YAMLError
+    from spec_gen.load import _fast_load, _loader
+
+    def outcome(load: Any) -> Any:
+        try:
+            return ("value", load(text))
+        except YAMLError as exc:
+            return ("error", type(exc).__name__)
+
+    return outcome(_fast_load), outcome(_loader(pure=False).load)
+
+
+@pytest.mark.parametrize("text", TRICKY_YAML)
+def test_the_fast_yaml_path_reads_as_the_constructor_does(text: str) -> None:
+    fast, constructor = _outcomes(text)
+    assert repr(fast) == repr(constructor)
+
+
+def test_the_fast_yaml_path_reads_every_yaml_file_here_as_the_constructor_does() -> None:
+    repo = Path(__file__).resolve().parents[2]
+    files = sorted(
+        path
+        for folder in ("spec", "tests")
+        for pattern in ("*.yaml", "*.yml")
+        for path in (repo / folder).rglob(pattern)
+    )
+    assert len(files) > 50
+    for path in files:
+        fast, constructor = _outcomes(path.read_text(encoding="utf-8"))
+        assert fast == constructor, path
 
 
 def multi_file(root: Path) -> Path:

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from textwrap import dedent
 
+import pytest
 from spec_gen.targets.models import base_conflicts_ignored
 from spec_helpers import line_of, run_in
 
@@ -174,6 +175,35 @@ def test_an_allof_cycle_is_refused_with_a_finding_at_its_ref(tmp_path: Path) -> 
     assert not (tmp_path / "out").exists()
 
 
+def test_a_union_that_is_its_own_member_is_refused_with_a_finding_at_its_ref(
+    tmp_path: Path,
+) -> None:
+    """ogen's negative documents: `Test: oneOf [Test]` ended in an internal error (exit 2,
+    datamodel-code-generator's "Models not found"); `Left: anyOf [Right]`, `Right: anyOf
+    [string, Left]` (through an alias) built models that refuse every value (pydantic's
+    `recursion_loop`). Checking a value against such a union goes round for ever: each is an
+    error at the `$ref` closing the cycle. The usual polymorphism (a union of several
+    subclasses that extend it with allOf) and recursion through items or additionalProperties
+    are not."""
+    code, output = _build(tmp_path, "union_cycle.yaml")
+    assert code == 1, output
+    assert "internal error" not in output
+    text = (FIXTURES / "union_cycle.yaml").read_text(encoding="utf-8")
+    cycles = [line for line in output.splitlines() if "[schema-cycle]" in line]
+    assert len(cycles) == 2, output
+    test_line = line_of(text, "- $ref: '#/components/schemas/Test'")
+    assert cycles[0].startswith(f"openapi.yaml:{test_line}:")
+    assert (
+        "oneOf cycle Test -> Test: a schema cannot extend itself (oneOf with one member"
+        in (cycles[0])
+    )
+    assert cycles[0].endswith("(at /components/schemas/Test/oneOf/0/$ref)")
+    assert "oneOf/anyOf cycle Left -> Right -> Left" in cycles[1]
+    assert cycles[1].endswith("(at /components/schemas/Right/anyOf/1/$ref)")
+    assert "Pet" not in output and "Json" not in output
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_callback_under_a_templated_path_needs_no_path_parameters(tmp_path: Path) -> None:
     """Meraki's live tools: a callback under `/devices/{serial}/...` was checked as if its
     runtime expression were that path, and refused for not declaring `serial`."""
@@ -302,6 +332,51 @@ def test_a_response_without_description_is_read_as_an_empty_one(tmp_path: Path) 
     assert output.count("[document-repair]") == 2, output
     served = json.loads((tmp_path / "out/server/api_server/openapi.json").read_text("utf-8"))
     assert served["paths"]["/a"]["get"]["responses"]["200"]["description"] == ""
+
+
+@pytest.mark.parametrize(
+    ("info", "repairs", "title", "version"),
+    [
+        (
+            "",
+            ["a document without `info` (required): read as title 'API', version '0'"],
+            "API",
+            "0",
+        ),
+        (
+            "info: {version: '3'}\n",
+            ["`info` without `title` (required): read as 'API'"],
+            "API",
+            "3",
+        ),
+        (
+            "info: {title: Shop}\n",
+            ["`info` without `version` (required): read as '0'"],
+            "Shop",
+            "0",
+        ),
+    ],
+)
+def test_a_document_without_info_fields_is_read_with_defaults(
+    tmp_path: Path, info: str, repairs: list[str], title: str, version: str
+) -> None:
+    """ogen's `client_options.json` has no `info` (title and version are required): the
+    document was refused ([openapi] '"info" is a required property'); it is read as titled
+    'API', version '0', with a warning for each field supplied (`--strict` refuses it)."""
+    spec = (
+        f"openapi: 3.0.3\n{info}paths:\n  /a:\n    get:\n      operationId: getA\n"
+        "      responses:\n        '200': {description: ok}\n"
+    )
+    (tmp_path / "openapi.yaml").write_text(spec, encoding="utf-8")
+    code, output = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out")
+    assert code == 0, output
+    for repair in repairs:
+        assert f"warning [document-repair] {repair}" in output, output
+    assert output.count("[document-repair]") == len(repairs), output
+    served = json.loads((tmp_path / "out/server/api_server/openapi.json").read_text("utf-8"))
+    assert served["info"] == {"title": title, "version": version}
+    strict, _ = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "o2", "--strict")
+    assert strict == 1
 
 
 def test_a_parameter_schema_that_annotates_a_ref_is_that_type(tmp_path: Path) -> None:

@@ -106,8 +106,23 @@ def fits(value: Any, schema: dict[str, Any]) -> bool:
         "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
         "boolean": lambda v: isinstance(v, bool),
         "array": lambda v: (
-            isinstance(v, list) and all(fits(item, schema.get("items") or {}) for item in v)
+            isinstance(v, list) and all(fits(item, _items_read(schema.get("items"))) for item in v)
         ),
         "object": lambda v: isinstance(v, dict),
     }
     return any(checks.get(kind, lambda v: True)(value) for kind in kinds if kind != "null")
+
+
+# what makes a parameter's item schema more than a bare value (see Parts.annotation)
+_TYPED = ("type", "$ref", "enum", "const", "default", "oneOf", "anyOf", "allOf", "properties")
+
+
+def _items_read(items: Any) -> dict[str, Any]:
+    """A parameter array's item schema as its annotation reads it: items with no type (or no
+    `items` at all) are strings, as they arrive on the wire (`list[str]`), so a default
+    `[a, 1]` for them does not fit (the int failed mypy --strict in the router)."""
+    if not isinstance(items, dict):
+        return {"type": "string"}
+    if any(k in items for k in _TYPED):
+        return items
+    return {**items, "type": "string"}

@@ -43,6 +43,9 @@ class Parts:
         components["schemas"] = rewrite_refs(renamed, self.set.renames, names=True)
         doc["components"] = components
         self.doc = doc
+        # the class of each inline schema already hoisted, by its pointer: a component
+        # response or request body's schema is one class, whichever operation refers to it
+        self.hoisted: dict[str, str] = {}
 
     def deref(self, node: Any) -> Any:
         seen = 0
@@ -243,7 +246,11 @@ class Parts:
             model = None
             fields: tuple[Any, ...] = ()
             if kind == "json" and raw is not None:
-                model = models.get("json") or self.model_for(raw, hoist, where)
+                model = models.get("json") or self.hoisted.get(where)
+                if model is None:
+                    model = self.model_for(raw, hoist, where)
+                    if where.startswith("/components/"):
+                        self.hoisted[where] = model
                 model = variant(self.set, model, drop) if drop else model
                 models["json"] = model
             elif kind in ("form", "multipart"):
@@ -256,9 +263,13 @@ class Parts:
                         schema, self.deref, entry.get("encoding") if kind == "form" else None
                     )
                     form = media_mod.file_schema(schema, fields)
-                    model = models.get(kind) or self.set.add(
-                        hoist + ("Form" if kind == "form" else "Multipart"), form, where
-                    )
+                    model = models.get(kind) or self.hoisted.get(f"{where}#{drop}")
+                    if model is None:
+                        model = self.set.add(
+                            hoist + ("Form" if kind == "form" else "Multipart"), form, where
+                        )
+                        if where.startswith("/components/"):
+                            self.hoisted[f"{where}#{drop}"] = model
                     models[kind] = model
             out.append(
                 Media(
@@ -275,9 +286,13 @@ class Parts:
     def body(self, node: Any, op_name: str, pointer: str) -> Body | None:
         if not node:
             return None
+        shared = _component(node, "requestBodies")
+        hoist, where = op_name + "Request", pointer + "/content"
+        if shared is not None:  # one class for the component, whichever operation uses it
+            hoist, where = _shared_name(shared[0], "Request"), shared[1] + "/content"
         node = self.deref(node)
         content = node.get("content") or {}
-        media = self.media(content, op_name + "Request", pointer + "/content", "readOnly")
+        media = self.media(content, hoist, where, "readOnly")
         if not media:
             return None
         first = media[0]
@@ -310,6 +325,9 @@ class Parts:
                 else f"{op_name}Error{text.capitalize()}"
             )
             where = f"{pointer}/{escape(str(status))}/content"
+            shared = _component(raw, "responses")
+            if shared is not None:  # one class for the component, whichever operation uses it
+                hoist, where = _shared_name(shared[0], "Response"), shared[1] + "/content"
             content = {} if text in NO_BODY or text.startswith("1") else response.get("content")
             media = self.media(content or {}, hoist, where, "writeOnly")
             json_media = next((m for m in media if m.kind == "json"), None)
@@ -331,3 +349,23 @@ class Parts:
                 )
             )
         return out
+
+
+def _component(node: Any, section: str) -> tuple[str, str] | None:
+    """(name, pointer) of the `components/<section>` entry `node` refers to, if it does."""
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    prefix = f"#/components/{section}/"
+    if not isinstance(ref, str) or not ref.startswith(prefix) or "/" in ref[len(prefix) :]:
+        return None
+    token = ref[len(prefix) :]
+    return token.replace("~1", "/").replace("~0", "~"), ref[1:]
+
+
+def _shared_name(component: str, suffix: str) -> str:
+    """The class name of a shared response's (request body's) inline schema: the component's
+    name in PascalCase, ending in `suffix` (`NotFound` -> NotFoundResponse, `400` ->
+    Response400)."""
+    base = pascal(component)
+    if not base[:1].isalpha():
+        return suffix + base
+    return base if base.endswith(suffix) else base + suffix

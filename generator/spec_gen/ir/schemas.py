@@ -82,6 +82,11 @@ def _unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
+def _ref_class(ref: str) -> str:
+    """The component a `#/components/schemas/...` ref names, also when it points inside it."""
+    return _unescape(ref[len(SCHEMA_REF) :].partition("/")[0])
+
+
 def component_names(schemas: dict[str, Any]) -> dict[str, str]:
     """Component schema name -> safe, unique class name, in document order."""
     taken: set[str] = set()
@@ -251,7 +256,7 @@ def _refs(node: Any) -> set[str]:
     if isinstance(node, dict):
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str) and value.startswith(SCHEMA_REF):
-                out.add(_unescape(value[len(SCHEMA_REF) :]))
+                out.add(_ref_class(value))
             elif not (isinstance(key, str) and key.startswith("x-")):
                 out |= _refs(value)
     elif isinstance(node, list):
@@ -275,8 +280,10 @@ def _drop(node: Any, flag: str, rename: dict[str, str]) -> Any:
                         kept[name] = _drop(prop, flag, rename)
                 out[key] = kept
             elif key == "$ref" and isinstance(value, str) and value.startswith(SCHEMA_REF):
-                name = _unescape(value[len(SCHEMA_REF) :])
-                out[key] = SCHEMA_REF + escape(rename.get(name, name))
+                # a ref into a class's inside (`Tag/allOf/0`) follows its class's variant
+                _, sep, rest = value[len(SCHEMA_REF) :].partition("/")
+                name = _ref_class(value)
+                out[key] = SCHEMA_REF + escape(rename.get(name, name)) + sep + rest
             elif isinstance(key, str) and key.startswith("x-"):
                 out[key] = value
             else:

@@ -28,7 +28,11 @@ LONGEST_SAFE_CHAIN = 30  # this many nested builds fit in the default limit (40 
 
 def build_depth(source: str) -> int:
     """The longest chain of classes a class's validator build may go through in `source`."""
-    tree = ast.parse(source)
+    return build_depth_of(ast.parse(source))
+
+
+def build_depth_of(tree: ast.Module) -> int:
+    """`build_depth` of a module already parsed."""
     order: list[str] = []
     refers: dict[str, set[str]] = {}
     for stmt in tree.body:
@@ -112,10 +116,22 @@ def _components(nodes: list[str], graph: dict[str, list[str]]) -> list[list[str]
     return components
 
 
-def recursion_headroom(source: str) -> str:
-    """`source`, with the recursion limit raised at its top when its classes need it."""
-    depth = build_depth(source)
-    if depth <= LONGEST_SAFE_CHAIN:
+def needs_headroom(depth: int) -> bool:
+    """Whether a module whose longest chain is `depth` classes needs a higher limit.
+
+    A module split from another (the client's models, from the one datamodel-code-generator
+    wrote) never needs it when that one does not: its classes are a subset, in the same order,
+    and the classes it imports are complete when imported, so its chains are among the
+    other's."""
+    return depth > LONGEST_SAFE_CHAIN
+
+
+def recursion_headroom(source: str, depth: int | None = None) -> str:
+    """`source`, with the recursion limit raised at its top when its classes need it
+    (`depth`: its `build_depth` when known)."""
+    if depth is None:
+        depth = build_depth(source)
+    if not needs_headroom(depth):
         return source
     frames = BASE_FRAMES + FRAMES_PER_CLASS * depth
     guard = (

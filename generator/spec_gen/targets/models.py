@@ -12,7 +12,9 @@ from typing import Any
 
 from .. import patterns
 from ..ir import Api
-from ..ir.schemas import deep_refs_followed
+from ..ir.schemas import SCHEMA_REF, deep_refs_followed
+from ..memory import collector_paused
+from ..pointer import unescape_pointer_token
 from ..timings import stage
 from ..walk import structured_enum
 
@@ -48,8 +50,9 @@ def inline_primitive_refs(node: Any, schemas: dict[str, Any]) -> Any:
     definition, so fields read `str` with the constraint rather than a wrapper class."""
     if isinstance(node, dict):
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
-            target = schemas.get(ref.rsplit("/", 1)[-1])
+        tail = ref[len(SCHEMA_REF) :] if isinstance(ref, str) and ref.startswith(SCHEMA_REF) else ""
+        if tail and "/" not in tail:  # a ref into a schema's inside names no component
+            target = schemas.get(unescape_pointer_token(tail))
             if isinstance(target, dict) and _is_primitive(target):
                 siblings = {k: v for k, v in node.items() if k != "$ref"}
                 return {**target, **siblings}
@@ -545,9 +548,11 @@ def sha256_of(path: Path) -> str:
 
 def generate_models(
     document: dict[str, Any], header: str, cache_dir: Path | None
-) -> tuple[str, list[str]]:
-    """The models module source and what datamodel-code-generator warned about while writing
-    it (a ref it could not follow, ...); reused from the cache when the schemas are unchanged."""
+) -> tuple[str, list[str], int]:
+    """The models module source, what datamodel-code-generator warned about while writing it
+    (a ref it could not follow, ...) and the longest chain of its classes pydantic may build
+    one inside the other (model_depth.build_depth); reused from the cache when the schemas are
+    unchanged."""
     from importlib.metadata import version
 
     # the cached answer depends on the tool's version and on what this module makes of it
@@ -558,19 +563,21 @@ def generate_models(
     cached = cache_dir / f"models-{key}.json" if cache_dir else None
     if cached is not None and cached.is_file():
         kept = json.loads(cached.read_text(encoding="utf-8"))
-        return kept["source"], kept["notes"]
-    source, notes = _run_datamodel_codegen(document, header)
+        return kept["source"], kept["notes"], kept["depth"]
+    source, notes, depth = _run_datamodel_codegen(document, header)
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         for old in cached.parent.glob("models-*"):
             old.unlink()
-        cached.write_text(json.dumps({"source": source, "notes": notes}), encoding="utf-8")
-    return source, notes
+        cached.write_text(
+            json.dumps({"source": source, "notes": notes, "depth": depth}), encoding="utf-8"
+        )
+    return source, notes, depth
 
 
 def _run_datamodel_codegen(
     document: dict[str, Any], header: str, label: str = "models: generate"
-) -> tuple[str, list[str]]:
+) -> tuple[str, list[str], int]:
     with stage("models: import datamodel-code-generator"):
         from datamodel_code_generator import (  # type: ignore[attr-defined]
             DataModelType,
@@ -580,10 +587,10 @@ def _run_datamodel_codegen(
         )
 
     if not document["components"]["schemas"]:  # datamodel-codegen refuses an empty input
-        return f"{header}\n\nfrom __future__ import annotations\n", []
+        return f"{header}\n\nfrom __future__ import annotations\n", [], 0
     # its Python warnings are findings of the `models` rule, located at the class they name
     # (see warning_notes); none is printed raw on stderr
-    with stage(label), warnings.catch_warnings(record=True) as caught:
+    with stage(label), collector_paused(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             source = generate(
@@ -601,9 +608,7 @@ def _run_datamodel_codegen(
                 raise
             raise refused from None
     assert isinstance(source, str)
-    source = bare_generics_typed(source)
-    source = typed_string_defaults(source)
-    source = base_conflicts_ignored(source)
+    source, depth = post_processed(source)
     schemas = document["components"]["schemas"]
     why = (
         "allOf members redeclare fields of the class they extend"
@@ -618,7 +623,7 @@ def _run_datamodel_codegen(
         first, _, rest = source.partition("\n")
         note = f'# {why}:\n# mypy: disable-error-code="assignment"'
         source = f"{first}\n{note}\n{rest}"
-    return source, warning_notes(caught)
+    return source, warning_notes(caught), depth
 
 
 class ModelsRefused(Exception):
@@ -691,6 +696,40 @@ _IGNORE_BASES = "# type: ignore[misc, unused-ignore]"
 _MANY_BASES = re.compile(r"^class \w+\(\s*\w+\s*,", re.MULTILINE)
 
 
+# an edit of the models module's text: (line, column, end line, end column, new text), lines
+# from 1 and columns in UTF-8 bytes, as the ast module gives them
+_Edit = tuple[int, int, int, int, str]
+
+
+def post_processed(source: str) -> tuple[str, int]:
+    """datamodel-code-generator's module made to pass mypy --strict (bare generics typed, JSON
+    defaults on typed fields, base classes that disagree), and the longest chain of its
+    classes pydantic may build one inside the other (model_depth.build_depth). The module is
+    parsed once for all of it: on a large document (DigitalOcean: 24,000 lines) each parse
+    costs some 0.2 s on the build's critical path."""
+    from .model_depth import build_depth_of
+
+    source = bare_generics_typed(source)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # the import probe reports it, at its line
+        return source, 0
+    typed = _typed_default_edits(tree)
+    edits = typed + (_base_conflict_edits(source, tree) if _MANY_BASES.search(source) else [])
+    return _with_field_import(_edited(source, edits), tree, bool(typed)), build_depth_of(tree)
+
+
+def _edited(source: str, edits: list[_Edit]) -> str:
+    """`source` with each edit made (they do not overlap)."""
+    if not edits:
+        return source
+    lines = source.splitlines(keepends=True)
+    for line, start, end_line, end, text in sorted(edits, reverse=True):
+        first, last = lines[line - 1].encode(), lines[end_line - 1].encode()
+        lines[line - 1 : end_line] = [(first[:start] + text.encode() + last[end:]).decode()]
+    return "".join(lines)
+
+
 def base_conflicts_ignored(source: str) -> str:
     """Classes whose bases declare one field with different types, marked for mypy.
 
@@ -709,8 +748,19 @@ def base_conflicts_ignored(source: str) -> str:
         tree = ast.parse(source)
     except SyntaxError:
         return source
+    return _edited(source, _base_conflict_edits(source, tree))
+
+
+def _base_conflict_edits(source: str, tree: ast.Module) -> list[_Edit]:
+    """The class headers `base_conflicts_ignored` marks, as edits."""
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-    fields = {name: _declared(node) for name, node in classes.items()}
+    declared: dict[str, dict[str, str]] = {}
+
+    def fields(name: str) -> dict[str, str]:  # only the classes a multi-base class inherits
+        if name not in declared:
+            declared[name] = _declared(classes[name])
+        return declared[name]
+
     bases = {
         name: [b.id for b in node.bases if isinstance(b, ast.Name) and b.id in classes]
         for name, node in classes.items()
@@ -728,33 +778,31 @@ def base_conflicts_ignored(source: str) -> str:
             orders[name] = found
         return orders[name]
 
-    marked: list[ast.ClassDef] = []
+    lines = source.split("\n")
+    edits: list[_Edit] = []
     for name, node in classes.items():
         if len(node.bases) < 2:
             continue
         mro = order(name)[1:]
-        own = fields[name]
-        if any(
+        own = fields(name)
+        if not any(
             field not in own
-            and field in fields[other]
+            and field in fields(other)
             and other not in order(base)
-            and fields[base][field] != fields[other][field]
+            and fields(base)[field] != fields(other)[field]
             for i, base in enumerate(mro)
-            for field in fields[base]
+            for field in fields(base)
             for other in mro[i + 1 :]
         ):
-            marked.append(node)
-    if not marked:
-        return source
-    lines = source.split("\n")
-    for node in sorted(marked, key=lambda n: n.lineno, reverse=True):
+            continue
         start, end = node.lineno - 1, node.body[0].lineno - 1
         header = " ".join(line.strip() for line in lines[start:end])
         head, paren, rest = header.partition("(")
         if not paren or not rest.endswith("):"):
             continue
-        lines[start:end] = [f"{head}(  {_IGNORE_BASES}", f"    {rest[:-2]}", "):"]
-    return "\n".join(lines)
+        text = f"{head}(  {_IGNORE_BASES}\n    {rest[:-2]}\n):\n"
+        edits.append((start + 1, 0, end + 1, 0, text))
+    return edits
 
 
 class _Unannotated(ast.NodeTransformer):
@@ -829,20 +877,33 @@ def typed_string_defaults(source: str) -> str:
     pydantic turns it into the field's type (the repair step dropped the defaults it would
     refuse)."""
     tree = ast.parse(source)
+    edits = _typed_default_edits(tree)
+    return _with_field_import(_edited(source, edits), tree, bool(edits))
+
+
+def _typed_default_edits(tree: ast.Module) -> list[_Edit]:
+    """The defaults `typed_string_defaults` rewrites, as edits."""
     classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
-    edits: list[tuple[int, int, int, int, str]] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ClassDef):
-            continue
+    edits: list[_Edit] = []
+    todo = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    while todo:
+        node = todo.pop()
         for field in node.body:
+            if isinstance(field, ast.ClassDef):
+                todo.append(field)
             if not isinstance(field, ast.AnnAssign) or field.value is None:
                 continue
-            names = {n.id for n in ast.walk(field.annotation) if isinstance(n, ast.Name)}
+            value = field.value
+            # only a str, an object or an array can be one: the annotation's names are read
+            # for those alone (most fields have no default, or None)
             if not (
-                _str_on_format(field.value, names) or _json_on_class(field.value, names, classes)
+                isinstance(value, ast.Dict | ast.List)
+                or (isinstance(value, ast.Constant) and isinstance(value.value, str))
             ):
                 continue
-            value = field.value
+            names = {n.id for n in ast.walk(field.annotation) if isinstance(n, ast.Name)}
+            if not (_str_on_format(value, names) or _json_on_class(value, names, classes)):
+                continue
             text = f"Field(default={ast.unparse(value)}, validate_default=True)"
             edits.append(
                 (
@@ -853,28 +914,29 @@ def typed_string_defaults(source: str) -> str:
                     text,
                 )
             )
-    if not edits:
+    return edits
+
+
+def _with_field_import(source: str, tree: ast.Module, needed: bool) -> str:
+    """`source` importing pydantic's `Field` when `needed` and `tree` (its module before the
+    edits) does not."""
+    if not needed:
         return source
-    lines = source.splitlines(keepends=True)
-    for line, start, end_line, end, text in sorted(edits, reverse=True):
-        first, last = lines[line - 1].encode(), lines[end_line - 1].encode()
-        lines[line - 1 : end_line] = [(first[:start] + text.encode() + last[end:]).decode()]
-    source = "".join(lines)
     imported = {
         alias.asname or alias.name
         for node in tree.body
         if isinstance(node, ast.ImportFrom) and node.module == "pydantic"
         for alias in node.names
     }
-    if "Field" not in imported:
-        source = re.sub(
-            r"^from pydantic import ",
-            "from pydantic import Field\n\\g<0>",
-            source,
-            count=1,
-            flags=re.MULTILINE,
-        )
-    return source
+    if "Field" in imported:
+        return source
+    return re.sub(
+        r"^from pydantic import ",
+        "from pydantic import Field\n\\g<0>",
+        source,
+        count=1,
+        flags=re.MULTILINE,
+    )
 
 
 def _str_on_format(value: ast.expr, names: set[str]) -> bool:
