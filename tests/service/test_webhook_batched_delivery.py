@@ -177,6 +177,40 @@ def test_a_worker_dead_between_claim_and_record_loses_nothing(
     asyncio.run(scenario())
 
 
+def test_run_once_returns_only_when_a_background_recorder_has_recorded_too(
+    database_url: str, receivers: tuple[Receiver, Receiver]
+) -> None:
+    """The background recorder takes the first outcomes (flush_size 1) and is slow to write
+    them: run_once's own flush finds nothing left, yet must not return before those rows
+    are recorded (CI once read one row still pending right after run_once)."""
+    healthy, _ = receivers
+    settings = settings_for(database_url)
+
+    async def scenario() -> None:
+        live = worker(settings, batch=10, flush_size=1, flush_interval=0.0)
+        record_many = live.record_many
+        callers: list[str] = []
+
+        async def slow(items: Any) -> Any:
+            task = asyncio.current_task()
+            callers.append(task.get_name() if task else "")
+            await asyncio.sleep(0.3)
+            return await record_many(items)
+
+        live.record_many = slow  # type: ignore[method-assign]
+        try:
+            await seed(live.engine, settings, [healthy.url(), healthy.url("/b")], 3)
+            assert await live.run_once() == 6
+            assert "webhook-recorder" in callers  # the race this test is about did happen
+            found = await rows(live.engine)
+            assert {(r.status, r.attempts, r.lease_token) for r in found} == {("success", 1, None)}
+        finally:
+            await live.close()
+            await live.engine.dispose()
+
+    asyncio.run(scenario())
+
+
 def test_two_workers_never_send_an_attempt_twice(
     database_url: str, receivers: tuple[Receiver, Receiver]
 ) -> None:

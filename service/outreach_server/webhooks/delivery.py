@@ -291,6 +291,9 @@ class DeliveryWorker:
         self._results: list[tuple[Claimed, Outcome | None]] = []
         self._result_ready = asyncio.Event()
         self._recorders: list[asyncio.Task[None]] = []
+        self._flushing = 0  # record_many calls under way
+        self._flushed = asyncio.Event()  # set whenever none is
+        self._flushed.set()
         self._closing = False
         self._connections: list[AsyncConnection] = []  # PostgreSQL, autocommit, idle
         self._resolved: dict[str, tuple[float, ResolvedTarget | TargetRefused]] = {}
@@ -416,7 +419,7 @@ class DeliveryWorker:
         tasks = [self._spawn(item) for item in items]
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
-        await self._flush_all()
+        await self._recorded()  # a background recorder may hold some of them, mid-flush
         return len(items)
 
     def _spawn(self, item: Claimed) -> asyncio.Task[None]:
@@ -677,12 +680,24 @@ class DeliveryWorker:
             del self._results[: len(taken)]
             if not self._results and not self._closing:
                 self._result_ready.clear()
+            self._flushing += 1
+            self._flushed.clear()
             try:
                 await self.record_many(taken)
             except asyncio.CancelledError:
                 raise
             except Exception:  # the rows stay pending: delivered again once the lease ends
                 log.exception("recording %d webhook deliveries failed", len(taken))
+            finally:
+                self._flushing -= 1
+                if not self._flushing:
+                    self._flushed.set()
+
+    async def _recorded(self) -> None:
+        """Until every outcome collected so far is recorded, by this task or a recorder."""
+        while self._results or not self._flushed.is_set():
+            await self._flush_all()
+            await self._flushed.wait()
 
     async def record(self, item: Claimed, outcome: Outcome) -> bool:
         """Record one attempt (and schedule the next); False when the lease was lost."""
