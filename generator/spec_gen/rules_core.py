@@ -21,6 +21,7 @@ from .walk import (
     is_32,
     operations,
     path_items,
+    prefix_members,
     schema_roots,
     structured_enum,
     typed_nodes,
@@ -402,6 +403,8 @@ def schemas_checks(document: dict[str, Any]) -> list[RawFinding]:
                         "generated models: read as its members' type",
                     )
                 )
+            if not _inside_unchecked(here):
+                out += _unchecked_keywords(node, here)
             for key in node:
                 key = str(key)
                 if key not in SCHEMA_KEYWORDS and not key.startswith("x-"):
@@ -416,6 +419,66 @@ def schemas_checks(document: dict[str, Any]) -> list[RawFinding]:
                         )
                     )
     return out
+
+
+# JSON Schema assertions the generated models (pydantic, through datamodel-code-generator,
+# and the parameters' FastAPI constraints) do not make: a value they forbid passes
+_UNCHECKED = {
+    "minProperties": "an object with fewer members passes",
+    "maxProperties": "an object with more members passes",
+    "uniqueItems": "a list with duplicates passes",
+    "prefixItems": "an item is checked against every position's type, not its own position's",
+    "contains": "a list without a matching item passes",
+    "not": "a value it forbids passes",
+    "if": "`then` / `else` are not applied",
+    "dependentRequired": "a member present without the members it requires passes",
+    "dependentSchemas": "a member present does not apply its schema",
+    "unevaluatedItems": "extra items pass",
+}
+# applicators whose subschemas are not applied at all: nothing inside them is reported again
+_NOT_APPLIED = frozenset({"not", "if", "then", "else", "contains", "dependentSchemas",
+                          "unevaluatedItems", "unevaluatedProperties"})  # fmt: skip
+_NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions"})
+
+
+def _inside_unchecked(here: str) -> bool:
+    parts = here.split("/")
+    return any(
+        part in _NOT_APPLIED and parts[index - 1] not in _NAMED
+        for index, part in enumerate(parts)
+        if index
+    )
+
+
+def _unchecked_keywords(schema: dict[str, Any], here: str) -> list[RawFinding]:
+    """Assertions the generated models leave out, one warning at each keyword."""
+    found = []
+    for key, consequence in _UNCHECKED.items():
+        value = schema.get(key)
+        if value is None or value is False or (key == "uniqueItems" and value is not True):
+            continue
+        if key == "if" and "then" not in schema and "else" not in schema:
+            continue  # `if` alone asserts nothing
+        if key == "prefixItems" and prefix_members(schema) is None:
+            consequence = "the items are read as any values"
+        found.append(
+            RawFinding(
+                join_pointer(here, key),
+                "unchecked-keyword",
+                f"`{key}` is not checked by the generated models: {consequence}",
+            )
+        )
+    unevaluated = schema.get("unevaluatedProperties")
+    if isinstance(unevaluated, dict) and unevaluated:
+        found.append(
+            RawFinding(
+                join_pointer(here, "unevaluatedProperties"),
+                "unchecked-keyword",
+                "a schema for `unevaluatedProperties` is not checked by the generated models: "
+                "extra members pass unchecked",
+            )
+        )
+    return found
 
 
 def _pattern_problems(schema: dict[str, Any], here: str) -> list[RawFinding]:
@@ -613,6 +676,7 @@ CORE_RULES: dict[str, str] = {
     "python-name": "warn",
     "default": "warn",
     "schema-keyword": "warn",
+    "unchecked-keyword": "warn",  # a JSON Schema assertion the generated models do not make
     "webhook-payload": "warn",
     "no-body-status": "warn",
     "parameter-repair": "warn",  # a path parameter not marked required, or not declared

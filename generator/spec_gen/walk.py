@@ -26,6 +26,21 @@ def structured_enum(schema: dict[str, Any]) -> bool:
     return isinstance(enum, list) and any(isinstance(v, (dict, list)) for v in enum)
 
 
+def prefix_members(schema: dict[str, Any]) -> list[Any] | None:
+    """The item schemas a `prefixItems` list is read as (the models type each item as any of
+    them; the `unchecked-keyword` rule warns that positions are not checked): the positions,
+    and `items` when more may follow. None when what follows is unconstrained (no `items`,
+    and no `maxItems` or `items: false` ending the list after the positions)."""
+    prefix, items, most = schema.get("prefixItems"), schema.get("items"), schema.get("maxItems")
+    if not (isinstance(prefix, list) and prefix and all(isinstance(m, dict) for m in prefix)):
+        return None
+    if items is False or (isinstance(most, int) and most <= len(prefix)):
+        return list(prefix)
+    if isinstance(items, dict) and items:
+        return [*prefix, items]
+    return None
+
+
 def is_32(document: dict[str, Any]) -> bool:
     """An OpenAPI 3.2 document: validated against the 3.2 schema, then read as 3.1 is; what
     3.2 adds and spec-gen does not generate yet is an `oas32` warning where it is written."""

@@ -16,7 +16,7 @@ from ..ir.schemas import SCHEMA_REF, deep_refs_followed
 from ..memory import collector_paused
 from ..pointer import unescape_pointer_token
 from ..timings import stage
-from ..walk import structured_enum
+from ..walk import prefix_members, structured_enum
 
 OPTIONS: dict[str, Any] = {
     "disable_timestamp": True,
@@ -274,6 +274,7 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
         if "type" not in out and len(kinds) == 1 and None not in kinds:
             out["type"] = kinds.pop()
     _nullable_map(out)
+    _prefix_items(out)
     if _free_form(out):  # any members: a map, or the class would drop every one of them
         out["additionalProperties"] = True
     if isinstance(out.get("pattern"), str):
@@ -292,6 +293,22 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
     if isinstance(out.get("properties"), dict):
         _one_engine(out["properties"])
     return out
+
+
+def _prefix_items(schema: dict[str, Any]) -> None:
+    """`prefixItems` (a tuple's positions; datamodel-code-generator writes `list[Any]`) read
+    as a list whose items are any of `walk.prefix_members`, the way openapi-python-client
+    reads it; kept as is when any value may follow the positions."""
+    members = prefix_members(schema)
+    if members is None:
+        return
+    distinct: list[Any] = []
+    for member in members:
+        if member not in distinct:
+            distinct.append(member)
+    del schema["prefixItems"]
+    schema["items"] = distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
+    schema.setdefault("type", "array")
 
 
 _ANNOTATIONS = ("title", "description", "deprecated", "readOnly", "writeOnly")
