@@ -452,6 +452,11 @@ def repair(
     # which OpenAPI Object sits where (one walk for the repairs below: 0.15 s at 900
     # operations); what they add or remove keeps the pointers of the others
     kinds = typed_nodes(document, schemas=False)[0]
+    statuses = response_keys(document, kinds)
+    if statuses:  # the answers renamed: where they sit now
+        renamed += statuses
+        found += [(old, "document-repair", message) for old, _, message in statuses]
+        kinds = typed_nodes(document, schemas=False)[0]
     found += parameter_schemas(document, kinds) + required_fields(document, kinds)
     fixer.run()
     if version is not None:
@@ -594,6 +599,39 @@ def path_keys(document: dict[str, Any]) -> list[tuple[str, str, str]]:
     if out:
         paths.clear()
         paths.update(renamed)
+    return out
+
+
+# a status range or `default` in another case than OpenAPI's: `2xx`, `Default`
+_STATUS_SPELLING = re.compile(r"^(?:[1-5]xx|default)$", re.IGNORECASE)
+
+
+def response_keys(document: dict[str, Any], kinds: dict[str, str]) -> list[tuple[str, str, str]]:
+    """A status range or `default` written in another case (`4xx`, `Default`) was not an
+    answer (a stray key, left out): it is read as `4XX` / `default`, unless that key is also
+    written. Returns (old pointer, new pointer, message) for each, as `path_keys` does."""
+    out = []
+    for here, kind in kinds.items():
+        operation = resolve_pointer(document, here) if kind == "Operation" else None
+        responses = operation.get("responses") if isinstance(operation, dict) else None
+        if not isinstance(responses, dict):
+            continue
+        wrong = [k for k in responses if isinstance(k, str) and _STATUS_SPELLING.match(k)]
+        wrong = [k for k in wrong if k not in ("default", k.upper())]
+        if not wrong:
+            continue
+        renamed: dict[str, Any] = {}
+        for key, value in responses.items():
+            meant = key.lower() if str(key).lower() == "default" else str(key).upper()
+            if key in wrong and meant not in responses:
+                renamed[meant] = value
+                at = join_pointer(here, "responses")
+                message = f"response key {key!r} is not OpenAPI's spelling: read as {meant!r}"
+                out.append((join_pointer(at, key), join_pointer(at, meant), message))
+            else:
+                renamed[key] = value
+        responses.clear()
+        responses.update(renamed)
     return out
 
 

@@ -50,6 +50,8 @@ def _message(error: Any) -> tuple[list[Any], str]:
 # a key of components/schemas (parameters, ...) outside OpenAPI's `^[a-zA-Z0-9._-]+$`:
 # `Page«User»`, `Mixed Enum` (generated from generic or display names); its $refs work
 COMPONENT_NAME = re.compile(r'^("(?:[^"\\]|\\.)*") does not match "\^\[a-zA-Z0-9\._-\]\+\$"$')
+# an operation's Responses Object (its keys are status codes, ranges and `default`)
+RESPONSES = re.compile(r"/(?:get|put|post|delete|options|head|patch|trace|query)/responses$")
 STRAY = re.compile(
     r"^(?:Unevaluated|Additional) properties are not allowed \((.*) (?:was|were) unexpected\)"
 )
@@ -92,6 +94,11 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
         if pointer == "/openapi" and "does not match" in message:
             version = json.dumps(document.get("openapi"))
             message = f"OpenAPI {version} is not a version spec-gen reads (3.0.x, 3.1.x and 3.2.x)"
+        answers = RESPONSES.search(pointer) is not None
+        if answers and message == '"default" is a required property':
+            message = (
+                "no answer: none of the keys is a status code (`200`), a range (`2XX`) or `default`"
+            )
         if stray is None:
             out.append(RawFinding(pointer, "openapi", message))
             continue
@@ -99,11 +106,13 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
             at = join_pointer(pointer, key)
             if any(p == at or p.startswith(at + "/") for p, _ in errors):
                 continue  # not stray: the key is there but its value is wrong (reported)
-            out.append(
-                RawFinding(
-                    at, "stray-keyword", f"{key!r} is not a field here; it is ignored", WARNING
-                )
+            said = (
+                f"{key!r} is not a status code (`200`), a range (`2XX`) or `default`: this "
+                "answer is ignored"
+                if answers
+                else f"{key!r} is not a field here; it is ignored"
             )
+            out.append(RawFinding(at, "stray-keyword", said, WARNING))
     if any(f.severity == ERROR for f in out):
         return out
     return out + schema_meta_findings(document)

@@ -36,6 +36,11 @@ paths:
           description: ok
           content:
             application/json: {schema: {type: object, properties: {id: {type: integer}}}}
+        4xx:
+          description: a range in lower case
+          content:
+            application/json: {schema: {type: object, properties: {code: {type: integer}}}}
+        Default: {description: capitalised}
   /notes:
     post:
       operationId: 42
@@ -74,6 +79,10 @@ def test_required_fields_left_out_are_read_as_meant(tmp_path: Path) -> None:
         "a request body without `content` (required): read as having none": str(
             line_of(SPEC, "requestBody:")
         ),
+        "response key '4xx' is not OpenAPI's spelling: read as '4XX'": str(line_of(SPEC, "4xx:")),
+        "response key 'Default' is not OpenAPI's spelling: read as 'default'": str(
+            line_of(SPEC, "Default:")
+        ),
     }, output
     served = json.loads((tmp_path / "out/server/api_server/openapi.json").read_text("utf-8"))
     assert served["servers"][0]["variables"]["region"]["default"] == "eu"
@@ -81,5 +90,27 @@ def test_required_fields_left_out_are_read_as_meant(tmp_path: Path) -> None:
     assert served["tags"] == [{"name": "users"}]
     router = (tmp_path / "out/server/api_server/routers/users.py").read_text("utf-8")
     assert '"/users/{id}"' in router
+    assert set(served["paths"]["/users/{id}"]["get"]["responses"]) == {"200", "4XX", "default"}
+    contract = (tmp_path / "out/server/api_server/contract.py").read_text("utf-8")
+    assert '"4XX":' in contract and '"default":' in contract, contract
     strict, _ = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "o2", "--strict")
     assert strict == 1
+
+
+def test_responses_with_no_status_key_say_so(tmp_path: Path) -> None:
+    """jsonschema's `"default" is a required property` said nothing of the real problem."""
+    text = (
+        "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /a:\n    get:\n"
+        "      responses:\n        success: {description: ok}\n"
+    )
+    write(tmp_path / "openapi.yaml", text)
+    code, output = run_in(tmp_path, "validate", "openapi.yaml")
+    assert code == 1, output
+    assert f"openapi.yaml:{line_of(text, 'responses:')}:7: error [openapi] no answer: none of " in (
+        output
+    )
+    assert (
+        f"openapi.yaml:{line_of(text, 'success:')}:9: warning [stray-keyword] 'success' is not "
+        "a status code (`200`), a range (`2XX`) or `default`: this answer is ignored"
+    ) in output
+    assert '"default" is a required property' not in output
