@@ -52,6 +52,8 @@ def _message(error: Any) -> tuple[list[Any], str]:
 COMPONENT_NAME = re.compile(r'^("(?:[^"\\]|\\.)*") does not match "\^\[a-zA-Z0-9\._-\]\+\$"$')
 # an operation's Responses Object (its keys are status codes, ranges and `default`)
 RESPONSES = re.compile(r"/(?:get|put|post|delete|options|head|patch|trace|query)/responses$")
+# a parameter's location Swagger 2.0 had and OpenAPI 3 writes as a request body
+SWAGGER_IN = re.compile(r"""^["'](body|formData)["'] is not one of """)
 STRAY = re.compile(
     r"^(?:Unevaluated|Additional) properties are not allowed \((.*) (?:was|were) unexpected\)"
 )
@@ -94,6 +96,13 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
         if pointer == "/openapi" and "does not match" in message:
             version = json.dumps(document.get("openapi"))
             message = f"OpenAPI {version} is not a version spec-gen reads (3.0.x, 3.1.x and 3.2.x)"
+        swagger = SWAGGER_IN.match(message) if pointer.endswith("/in") else None
+        if swagger:
+            forms = " (`multipart/form-data` or `application/x-www-form-urlencoded`)"
+            message = (
+                f"`in: {swagger.group(1)}` is Swagger 2.0's: OpenAPI 3 writes this parameter "
+                f"in the operation's `requestBody`{forms if swagger.group(1) == 'formData' else ''}"
+            )
         answers = RESPONSES.search(pointer) is not None
         if answers and message == '"default" is a required property':
             message = (

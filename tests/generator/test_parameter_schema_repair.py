@@ -10,7 +10,7 @@ from pathlib import Path
 
 from spec_gen.ir import build_ir
 from spec_gen.load import bundle
-from spec_helpers import line_of, run_in, run_json, write
+from spec_helpers import column_of, line_of, run_in, run_json, write
 
 SPEC = """\
 openapi: 3.0.3
@@ -89,3 +89,28 @@ def test_strict_refuses_an_untyped_parameter(tmp_path: Path) -> None:
     code, output = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "o", "--strict")
     assert code == 1, output
     assert "[parameter-repair]" in output
+
+
+def test_body_and_form_data_parameters_say_where_openapi_3_writes_them(tmp_path: Path) -> None:
+    """Swagger 2.0's `in: body` / `in: formData` were refused with jsonschema's '"body" is not
+    one of "query", "header" or 2 other candidates'; the finding now says what to write."""
+    text = (
+        "openapi: 3.0.3\ninfo: {title: T, version: '1'}\npaths:\n  /pets:\n    post:\n"
+        "      parameters:\n        - {name: pet, in: body, schema: {type: object}}\n"
+        "        - {name: photo, in: formData, type: file}\n"
+        "      responses:\n        '204': {description: done}\n"
+    )
+    write(tmp_path / "openapi.yaml", text)
+    code, output = run_in(tmp_path, "validate", "openapi.yaml")
+    assert code == 1, output
+    body = line_of(text, "in: body")
+    form = line_of(text, "in: formData")
+    assert (
+        f"openapi.yaml:{body}:{column_of(text, 'in: body')}: error [openapi] `in: body` is Swagger 2.0's: OpenAPI 3 writes "
+        "this parameter in the operation's `requestBody` (at " in output
+    ), output
+    assert (
+        f"openapi.yaml:{form}:{column_of(text, 'in: formData')}: error [openapi] `in: formData` is Swagger 2.0's: OpenAPI 3 "
+        "writes this parameter in the operation's `requestBody` (`multipart/form-data` or "
+        "`application/x-www-form-urlencoded`)" in output
+    ), output
