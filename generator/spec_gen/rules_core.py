@@ -355,6 +355,44 @@ def ignored_headers(document: dict[str, Any]) -> list[RawFinding]:
     return out
 
 
+def nested_parameter_arrays(document: dict[str, Any]) -> list[RawFinding]:
+    """A parameter (with a `schema`, not `content`) that is an array of arrays: OpenAPI
+    defines no way to write one in a path, query, header or cookie (FastAPI refused the
+    route); each item is read as a string (`?pairs=1,2&pairs=3,4`: `["1,2", "3,4"]`)."""
+    out = []
+    for here, item in path_items(document):
+        holders = [(here, item)] + [
+            (join_pointer(here, method), item[method])
+            for method in METHODS
+            if isinstance(item.get(method), dict)
+        ]
+        for at, holder in holders:
+            parameters = holder.get("parameters")
+            for index, parameter in enumerate(parameters if isinstance(parameters, list) else []):
+                parameter = deref(document, parameter)
+                schema = (
+                    deref(document, parameter.get("schema"))
+                    if isinstance(parameter, dict)
+                    else None
+                )
+                items = deref(document, schema.get("items")) if isinstance(schema, dict) else None
+                if isinstance(items, dict) and _is_array(items):
+                    out.append(
+                        RawFinding(
+                            join_pointer(at, "parameters", index),
+                            "parameter-repair",
+                            f"parameter {str(parameter.get('name'))!r} is an array of arrays, "
+                            "which OpenAPI gives no way to write: each item read as a string",
+                        )
+                    )
+    return out
+
+
+def _is_array(schema: dict[str, Any]) -> bool:
+    types = schema.get("type")
+    return "array" in (types if isinstance(types, list) else [types]) or "items" in schema
+
+
 def _sub_schemas(schema: Any, here: str) -> Iterator[tuple[str, dict[str, Any]]]:
     if not isinstance(schema, dict):
         return
@@ -695,6 +733,7 @@ CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     no_operations,
     python_names,
     ignored_headers,
+    nested_parameter_arrays,
     schemas_checks,
     webhook_payloads,
     no_body_statuses,

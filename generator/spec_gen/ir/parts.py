@@ -123,6 +123,8 @@ class Parts:
         kind = concrete[0] if concrete else None
         if kind == "array":
             items: dict[str, Any] = schema["items"] if isinstance(schema.get("items"), dict) else {}
+            if params_mod.shape(self.deref(items)) == "array":  # no way to write it: strings
+                return "list[str]", nullable, True  # (the `parameter-repair` rule warns)
             item, _, scalar = self.annotation(items, hoist + "Item", pointer + "/items")
             return f"list[{item}]", nullable, scalar
         if kind == "object":

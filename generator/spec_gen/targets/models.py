@@ -71,6 +71,7 @@ def models_document(api: Api) -> dict[str, Any]:
         api.schemas,
         _hoisted_names(api),
     )
+    schemas = {name: _enum_alias(schema, schemas) for name, schema in schemas.items()}
     return {
         "openapi": "3.1.0",
         "info": {"title": api.title or "API", "version": api.version or "0"},
@@ -82,6 +83,27 @@ def models_document(api: Api) -> dict[str, Any]:
 
 
 _OWN_SHAPE = ("type", "$ref", "properties", "items", "allOf", "oneOf", "anyOf")
+
+
+def _enum_alias(schema: Any, schemas: dict[str, Any]) -> Any:
+    """A schema that is an `allOf` of one `$ref` to an enum and nothing else of its own:
+    written as that `$ref` (with its annotations), which datamodel-code-generator makes a
+    `RootModel` of the enum. The allOf form, named by nothing but an answer or a body, it
+    wrote no class for at all (an inline `allOf: [{$ref: Level}]` answer stopped the build)."""
+    if not isinstance(schema, dict):
+        return schema
+    members = schema.get("allOf")
+    if not (isinstance(members, list) and len(members) == 1 and isinstance(members[0], dict)):
+        return schema
+    ref = members[0].get("$ref")
+    if set(members[0]) != {"$ref"} or not isinstance(ref, str) or not ref.startswith(SCHEMA_REF):
+        return schema
+    if any(key in schema for key in _OWN_SHAPE if key != "allOf") or "enum" in schema:
+        return schema
+    target = _resolved(members[0], schemas)
+    if not (isinstance(target, dict) and "enum" in target and "properties" not in target):
+        return schema
+    return {**{k: v for k, v in schema.items() if k != "allOf"}, "$ref": ref}
 
 
 def _hoisted_names(api: Api) -> frozenset[str]:

@@ -1,0 +1,140 @@
+"""Shapes a mutation fuzzer found (valid documents made by editing this repository's
+fixtures and the corpus at random, each built with `spec-gen build`; an exit code other
+than 0 or 1 is a bug). Each was an internal error (exit 2):
+
+- an answer (or body) whose schema is `allOf: [{$ref: <an enum>}]` and nothing else:
+  datamodel-code-generator wrote no class for it ("produced no class for:
+  GetLevelResponse"); it is now written as the `$ref`, a RootModel of the enum;
+- a parameter that is an array of arrays (`?pairs=...`, a header): FastAPI refused the
+  route ("Query parameter must be one of the supported types"); OpenAPI gives no way to
+  write one, so each item is read as a string, with a `parameter-repair` warning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spec_helpers import line_of, run_in, run_json, write
+
+ENUM_ALLOF = """openapi: 3.1.0
+info: {title: T, version: '1'}
+paths:
+  /level:
+    get:
+      operationId: get_level
+      responses:
+        '200':
+          description: the enum, through a one-member allOf
+          content:
+            application/json:
+              schema:
+                allOf:
+                  - $ref: '#/components/schemas/Level'
+        '400':
+          description: a named alias no other schema uses
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/LevelAlias'}
+components:
+  schemas:
+    Level: {type: string, enum: [low, high]}
+    LevelAlias:
+      description: an enum under another name
+      allOf:
+        - $ref: '#/components/schemas/Level'
+"""
+
+ENUM_SCRIPT = r"""
+import json
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+import api_server
+from api_server.models import GetLevelResponse, Level, LevelAlias
+
+class Impl:
+    async def get_level(self, ctx):
+        return GetLevelResponse(Level("high"))
+
+async def ctx(): return None
+app = FastAPI()
+app.include_router(api_server.create_api_router(context=lambda op: ctx, default=Impl()))
+answer = TestClient(app).get("/level")
+def refused(value):
+    try:
+        LevelAlias.model_validate(value)
+        return False
+    except Exception:
+        return True
+print(json.dumps([answer.status_code, answer.json(), refused("medium"), refused("low")]))
+"""
+
+
+def test_an_answer_that_is_an_allof_of_one_enum_builds(tmp_path: Path) -> None:
+    write(tmp_path / "openapi.yaml", ENUM_ALLOF)
+    code, output = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out")
+    assert code == 0, output
+    models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
+    assert "class GetLevelResponse(RootModel[Level]):" in models
+    assert "class LevelAlias(RootModel[Level]):" in models
+    assert run_json(tmp_path / "out/server", ENUM_SCRIPT) == [200, "high", True, False]
+
+
+NESTED = """openapi: 3.1.0
+info: {title: T, version: '1'}
+paths:
+  /pairs:
+    get:
+      operationId: list_pairs
+      parameters:
+        - name: pairs
+          in: query
+          schema: {type: array, items: {type: array, items: {type: integer}}}
+        - name: X-Grid
+          in: header
+          schema: {type: array, items: {$ref: '#/components/schemas/Row'}}
+      responses:
+        '200':
+          description: what was read
+          content:
+            application/json:
+              schema: {type: array, items: {type: string}}
+components:
+  schemas:
+    Row: {type: array, items: {type: number}}
+"""
+
+NESTED_SCRIPT = r"""
+import json
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+import api_server
+
+class Impl:
+    async def list_pairs(self, ctx, pairs=None, x_grid=None):
+        return [*(pairs or []), "|", *(x_grid or [])]
+
+async def ctx(): return None
+app = FastAPI()
+app.include_router(api_server.create_api_router(context=lambda op: ctx, default=Impl()))
+answer = TestClient(app).get("/pairs?pairs=1,2&pairs=3,4", headers={"X-Grid": "5,6"})
+print(json.dumps([answer.status_code, answer.json()]))
+"""
+
+
+def test_a_parameter_array_of_arrays_is_read_as_strings(tmp_path: Path) -> None:
+    write(tmp_path / "openapi.yaml", NESTED)
+    code, output = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out")
+    assert code == 0, output
+    repairs = [line for line in output.splitlines() if "[parameter-repair]" in line]
+    assert [line.split(":")[1] for line in repairs] == [
+        str(line_of(NESTED, "name: pairs")),
+        str(line_of(NESTED, "name: X-Grid")),
+    ], output
+    assert "parameter 'pairs' is an array of arrays" in repairs[0]
+    client = (tmp_path / "out/client/api_client/resources/default.py").read_text("utf-8")
+    assert "pairs: builtins.list[str] | None = None" in client
+    # exploded query values each one string; a header's simple style splits on commas
+    assert run_json(tmp_path / "out/server", NESTED_SCRIPT) == [
+        200,
+        ["1,2", "3,4", "|", "5", "6"],
+    ]
