@@ -17,6 +17,12 @@ exits 0 (or 1 with located findings) and the output says what the document meant
   its parameters after a comma (`application/json, api-version=2.0`) was not JSON, so its
   body was raw bytes and the schema lost. The first is now ignored, the second read as
   `application/json; api-version=2.0`, a `document-repair` warning at each.
+- a `$ref` with the `type` its target has beside it (`items: {type: object, $ref: File}`,
+  3.1 applies both): datamodel-code-generator made a copy of the referenced class for it
+  (`Datum1`, the fields of `File`), while the client's unwrapped answer (`.data`) was
+  typed `list[File]`, and mypy --strict refused the client. The redundant `type` is now
+  left out of what the models are made from: the field is `list[File]`; a `type` the
+  target does not have (a contradiction) is kept.
 - (met while checking the above) `build --strict` right after a `build` of the same document
   that had warnings: the no-op rebuild answered "nothing changed", exit 0, and the warnings
   `--strict` refuses were never looked at. The build's record now keeps its warnings, and a
@@ -94,3 +100,15 @@ def test_content_keys_that_are_no_media_type(tmp_path: Path) -> None:
     assert "bytes" not in router, router
     client = (tmp_path / "out/client/api_client/resources/default.py").read_text()
     assert '"application/json; api-version=2.0", "json"' in client, client
+
+
+def test_a_type_beside_a_ref_that_says_the_same_makes_no_copy(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "typed_ref.yaml", "--typecheck")
+    assert code == 0, output
+    assert "Success: no issues found" in output
+    models = (tmp_path / "out/server/api_server/models.py").read_text()
+    assert "data: list[Document]" in models, models
+    assert "latest: Document | None = None" in models, models
+    assert models.count("name: str") == 1, models  # no copy of Document
+    client = (tmp_path / "out/client/api_client/resources/default.py").read_text()
+    assert "-> builtins.list[Document]:" in client, client
