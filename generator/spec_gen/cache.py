@@ -93,13 +93,17 @@ def _record_path(config: Config) -> Path:
     return config.root / CACHE_DIR / "build.json"
 
 
-def unchanged_since_last_build(config: Config) -> bool:
+def unchanged_since_last_build(config: Config, *, strict: bool = False) -> bool:
+    """Nothing to do: same inputs, same output on disk; and, when `strict`, the last build
+    went on without a warning (one that had warnings is built again, to refuse them)."""
     record_path = _record_path(config)
     try:
         record = json.loads(record_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     if record.get("output") != str(config.output):
+        return False
+    if strict and record.get("warnings", []) != []:
         return False
     if record.get("key") != inputs_key(config, [Path(p) for p in record.get("inputs", [])]):
         return False
@@ -112,6 +116,7 @@ def remember_build(config: Config, result: BuildResult) -> None:
         "output": str(config.output),
         "inputs": [str(p) for p in result.inputs],
         "key": inputs_key(config, result.inputs),
+        "warnings": result.warnings,
         "outputs": {path: sha(text.encode("utf-8")) for path, text in sorted(result.files.items())},
     }
     path = _record_path(config)

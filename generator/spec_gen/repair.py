@@ -21,7 +21,9 @@ In 3.0 documents too (the upgrade does not touch them):
   type-check, nor validate its own default); a string default its `format` refuses (`"24h"`
   for a `duration`) is dropped the same way (the model validates it as `timedelta`);
 - a keyword whose value has a type JSON Schema does not allow (`required: true` on a
-  property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable; a
+  property, `description: 42`, `minLength: "3"`): dropped, the schema stays usable; so is
+  an `allOf`, `anyOf` or `oneOf` listing no schema (`anyOf: []`, a generator's unknown
+  union: the meta-schema wants a branch, and the writer meant no constraint); a
   schema's `examples` written as a map of Example Objects (`{one: {value: 1}}`, as a media
   type writes them) is read as the list of their values.
 
@@ -29,7 +31,8 @@ In 3.0 documents too (the upgrade does not touch them):
 its required `description` as having an empty one (`document-repair`).
 
 Fields of OpenAPI objects set to `null` (`description: null`) are read as absent
-(`null-field`): schemas, examples, defaults and extensions are data and keep theirs.
+(`null-field`): schemas, examples, defaults and extensions are data and keep theirs (a map
+of them left empty, `components: {schemas: null}`, is read as absent too).
 
 Path parameters get the same treatment (`parameter-repair`): one without `required: true`
 is required; a `{placeholder}` no parameter declares becomes a string parameter; a path
@@ -172,6 +175,17 @@ class Repairer(Upgrader):
                         join_pointer(here, keyword),
                         "schema-repair",
                         f"`{keyword}` has a value of the wrong type: dropped",
+                    )
+                )
+        for keyword in ("allOf", "anyOf", "oneOf"):
+            if schema.get(keyword) == []:
+                # JSON Schema wants at least one branch; a generator that knew none wrote []
+                del schema[keyword]
+                self.repairs.append(
+                    (
+                        join_pointer(here, keyword),
+                        "schema-repair",
+                        f"`{keyword}` lists no schema: dropped (it says nothing of the value)",
                     )
                 )
         if "default" in schema:
@@ -457,6 +471,11 @@ def repair(
         renamed += statuses
         found += [(old, "document-repair", message) for old, _, message in statuses]
         kinds = typed_nodes(document, schemas=False)[0]
+    keys, dropped = media_type_keys(document, kinds)
+    if keys or dropped:  # the walk again, so the repairs below see the content maps as read
+        renamed += keys
+        found += [(old, "document-repair", message) for old, _, message in keys] + dropped
+        kinds = typed_nodes(document, schemas=False)[0]
     found += parameter_schemas(document, kinds) + required_fields(document, kinds)
     fixer.run()
     if version is not None:
@@ -481,11 +500,21 @@ _DATA_KEYS = frozenset(
 )
 
 
+# data keys whose value is a map of named objects (`components: {schemas: }`, a media type's
+# `examples:` left empty): null there is no datum, only a map nobody filled in
+_MAP_OF_DATA_KEYS = frozenset({"schemas", "examples", "links"})
+
+
+def _empty_map(name: str, value: Any) -> bool:
+    return value is None and name in _MAP_OF_DATA_KEYS
+
+
 def null_fields(document: dict[str, Any]) -> list[tuple[str, str, str]]:
     """Fields of OpenAPI objects set to `null` (`description: null` on operations, as some
     generators write every unset field): no field of an OpenAPI object takes null, and
     absent is what such a document means. Each removed, a `null-field` warning; schemas,
-    examples, defaults and extensions are data and stay."""
+    examples, defaults and extensions are data and stay, but a map of them left empty
+    (`schemas:` with nothing under it) is a field like any other."""
     out: list[tuple[str, str, str]] = []
 
     def walk(node: Any, here: str, parent: str) -> None:
@@ -498,7 +527,7 @@ def null_fields(document: dict[str, Any]) -> list[tuple[str, str, str]]:
         for key in list(node):
             name = str(key)
             data = name in _DATA_KEYS and not (name == "default" and parent == "responses")
-            if name.startswith("x-") or data:
+            if name.startswith("x-") or (data and not _empty_map(name, node[key])):
                 continue
             at = join_pointer(here, name)
             if node[key] is None:
@@ -633,6 +662,48 @@ def response_keys(document: dict[str, Any], kinds: dict[str, str]) -> list[tuple
         responses.clear()
         responses.update(renamed)
     return out
+
+
+# `type/subtype`, then what the author meant as its parameters after a comma
+_MEDIA_TYPE_COMMA = re.compile(r"^\s*([^\s/;,]+/[^\s/;,]+)\s*,\s*([^\s/;,=]+\s*=.*)$")
+
+
+def media_type_keys(
+    document: dict[str, Any], kinds: dict[str, str]
+) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """Keys of a `content` map that are no media type. One without a `/` (`examples:` written
+    one level too high, beside the media types) was read as a media type of its own, and the
+    body became bytes: the entry is ignored. A media type whose parameters follow a comma
+    (`application/json, version=1`) was not JSON, so its body became bytes too: read with a
+    `;` (`application/json; version=1`). Returns the renamed keys (old pointer, new pointer,
+    message) and the dropped ones (pointer, rule, message), `document-repair` warnings."""
+    renamed: list[tuple[str, str, str]] = []
+    dropped: list[tuple[str, str, str]] = []
+    for here, kind in kinds.items():
+        parent, _, last = here.rpartition("/")
+        if kind != "Media Type" or not parent.endswith("/content"):
+            continue
+        name = last.replace("~1", "/").replace("~0", "~")
+        content = resolve_pointer(document, parent)
+        if not isinstance(content, dict) or name not in content:
+            continue
+        if "/" not in name:
+            del content[name]
+            message = f"{name!r} is not a media type (type/subtype): this entry is ignored"
+            dropped.append((here, "document-repair", message))
+            continue
+        match = _MEDIA_TYPE_COMMA.match(name)
+        if match is None:
+            continue
+        meant = f"{match.group(1)}; {match.group(2).strip()}"
+        if meant in content:
+            continue
+        entries = [(meant if key == name else key, value) for key, value in content.items()]
+        content.clear()  # the same order: the first media type is the primary one
+        content.update(entries)
+        message = f"media type {name!r} has its parameters after a comma: read as {meant!r}"
+        renamed.append((here, join_pointer(parent, meant), message))
+    return renamed, dropped
 
 
 def required_fields(document: dict[str, Any], kinds: dict[str, str]) -> list[tuple[str, str, str]]:

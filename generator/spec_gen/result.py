@@ -10,3 +10,4 @@ from pathlib import Path
 class BuildResult:
     files: dict[str, str]  # path relative to the output directory -> content
     inputs: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # the findings the build went on with

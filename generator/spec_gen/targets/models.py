@@ -66,6 +66,8 @@ def models_document(api: Api) -> dict[str, Any]:
     """A minimal OpenAPI document holding only the schemas to turn into models."""
     # a schema may be `false` (nothing is valid), whatever the IR's type says
     never = frozenset(name for name, schema in api.schemas.items() if _is_false(schema))
+    types = {name: _resolved(schema, api.schemas) for name, schema in api.schemas.items()}
+    types = {name: t.get("type") for name, t in types.items() if isinstance(t, dict)}
     schemas = narrowed_in_members(
         inline_primitive_refs(deep_refs_followed(api.schemas), api.schemas),
         api.schemas,
@@ -77,7 +79,7 @@ def models_document(api: Api) -> dict[str, Any]:
         "info": {"title": api.title or "API", "version": api.version or "0"},
         "paths": {},
         "components": {
-            "schemas": {name: model_ready(schema, never) for name, schema in schemas.items()}
+            "schemas": {name: model_ready(schema, never, types) for name, schema in schemas.items()}
         },
     }
 
@@ -230,8 +232,11 @@ def _resolved(schema: Any, schemas: dict[str, Any]) -> Any:
     return schema
 
 
-def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
-    """Schemas as datamodel-code-generator handles them well:
+def model_ready(
+    node: Any, never: frozenset[str] = frozenset(), types: dict[str, Any] | None = None
+) -> Any:
+    """Schemas as datamodel-code-generator handles them well (`types`: each component
+    schema's `type`, its `$ref`s followed):
 
     - a `discriminator` outside a oneOf/anyOf (on an allOf base) is dropped: it would make
       the base's property `Literal['<BaseName>']` and every subclass's the class name;
@@ -255,12 +260,16 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
     - a nullable map (`type: [object, 'null']` with an `additionalProperties` schema and no
       `properties`) is written `anyOf: [<the map>, {type: 'null'}]`: datamodel-code-generator
       reads the type list as a bare `dict[str, Any]`, losing the values' type;
+    - a `type` beside a `$ref` that the referenced schema has already (`{type: object,
+      $ref: File}`) is dropped: it adds nothing, but datamodel-code-generator made a copy of
+      the referenced class for it (`Datum1`, the same fields as `File`), which the client's
+      unwrapped answers and every other use of `File` did not match (mypy refused them);
     - a `pattern` (or `patternProperties` key) is written as pydantic compiles it
       (`patterns.readable`), dropped when neither of its engines does (the class would not
       import; the `pattern` rule warns).
     """
     if isinstance(node, list):
-        return [model_ready(v, never) for v in node]
+        return [model_ready(v, never, types) for v in node]
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
@@ -269,9 +278,14 @@ def model_ready(node: Any, never: frozenset[str] = frozenset()) -> Any:
             if not _tool_directive(key):
                 out[key] = value
         elif key in _SCHEMA_MAPS and isinstance(value, dict):
-            out[key] = {name: model_ready(sub, never) for name, sub in value.items()}
+            out[key] = {name: model_ready(sub, never, types) for name, sub in value.items()}
         elif key not in _TOOL_KEYS:
-            out[key] = model_ready(value, never)
+            out[key] = model_ready(value, never, types)
+    ref = out.get("$ref")
+    if "type" in out and isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+        name = ref.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        if types is not None and types.get(name) == out["type"]:
+            del out["type"]
     allof = out.get("allOf")
     unsatisfiable = isinstance(allof, list) and any(_never(m, never) for m in allof)
     for keyword in ("anyOf", "oneOf"):  # a member nothing matches changes nothing
