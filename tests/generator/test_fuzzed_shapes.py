@@ -8,6 +8,10 @@ than 0 or 1 is a bug). Each was an internal error (exit 2):
 - a parameter that is an array of arrays (`?pairs=...`, a header): FastAPI refused the
   route ("Query parameter must be one of the supported types"); OpenAPI gives no way to
   write one, so each item is read as a string, with a `parameter-repair` warning.
+
+And one the type checker refused (exit 1 under `--typecheck`): a type list with constraints
+of one of its types (`type: [integer, string], pattern: ...`) became `int | constr(...)`;
+it is now an `anyOf` of one member per type, each with its own type's keywords.
 """
 
 from __future__ import annotations
@@ -137,4 +141,73 @@ def test_a_parameter_array_of_arrays_is_read_as_strings(tmp_path: Path) -> None:
     assert run_json(tmp_path / "out/server", NESTED_SCRIPT) == [
         200,
         ["1,2", "3,4", "|", "5", "6"],
+    ]
+
+
+TYPE_LIST = """openapi: 3.1.0
+info: {title: T, version: '1'}
+paths:
+  /nodes:
+    get:
+      operationId: find_nodes
+      parameters:
+        - name: code
+          in: query
+          schema: {type: [integer, string], pattern: '^[A-Z]{3}$', minimum: 1}
+      responses:
+        '200':
+          description: the node
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Node'}
+components:
+  schemas:
+    Node:
+      type: object
+      properties:
+        label: {type: [integer, string, 'null'], maxLength: 3, format: int64}
+"""
+
+TYPE_LIST_SCRIPT = r"""
+import json
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+import api_server
+from api_server.models import Node
+
+class Impl:
+    async def find_nodes(self, ctx, code=None):
+        while hasattr(code, "root"):  # the union's class, then its member's
+            code = code.root
+        return Node(label=code)
+
+async def ctx(): return None
+app = FastAPI()
+app.include_router(api_server.create_api_router(context=lambda op: ctx, default=Impl()))
+c = TestClient(app)
+def valid(label):
+    try:
+        Node(label=label)
+        return True
+    except Exception:
+        return False
+out = [[r.status_code, r.json().get("label") if r.status_code == 200 else None]
+       for r in (c.get("/nodes?code=7"), c.get("/nodes?code=ABC"), c.get("/nodes?code=ab"),
+                 c.get("/nodes?code=0"))]
+print(json.dumps([out, [valid(12345), valid("abc"), valid("abcd"), valid(None)]]))
+"""
+
+
+def test_a_type_list_with_constraints_of_one_type_type_checks(tmp_path: Path) -> None:
+    write(tmp_path / "openapi.yaml", TYPE_LIST)
+    code, output = run_in(
+        tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", "--typecheck"
+    )
+    assert code == 0, output  # was `int | constr(pattern=...)`: mypy refused the annotation
+    models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
+    assert "constr(" not in models and "conint(" not in models
+    # each keyword checks the values of its own type only, as JSON Schema says
+    assert run_json(tmp_path / "out/server", TYPE_LIST_SCRIPT) == [
+        [[200, 7], [200, "ABC"], [422, None], [422, None]],
+        [True, True, False, True],
     ]

@@ -311,6 +311,7 @@ def model_ready(
             out["type"] = kinds.pop()
     _nullable_map(out)
     _prefix_items(out)
+    _constrained_type_list(out)
     if _free_form(out):  # any members: a map, or the class would drop every one of them
         out["additionalProperties"] = True
     if isinstance(out.get("pattern"), str):
@@ -329,6 +330,51 @@ def model_ready(
     if isinstance(out.get("properties"), dict):
         _one_engine(out["properties"])
     return out
+
+
+# keywords that apply to one type only, each member of a split type list takes its own
+_KEYWORDS_OF_TYPE = {
+    "string": ("minLength", "maxLength", "pattern", "contentEncoding", "contentMediaType"),
+    "integer": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+    "number": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+    "array": ("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"),
+    "object": ("properties", "additionalProperties", "patternProperties", "required",
+               "propertyNames", "minProperties", "maxProperties"),
+}  # fmt: skip
+_NUMERIC_FORMATS = frozenset({"int32", "int64", "float", "double"})
+# what datamodel-code-generator writes as `constr(...)` / `conint(...)` inside a union of a
+# type list, a call mypy refuses in an annotation ("Invalid type comment or annotation")
+_CONSTRAINED = frozenset(_KEYWORDS_OF_TYPE["string"][:3] + _KEYWORDS_OF_TYPE["integer"])
+
+
+def _constrained_type_list(schema: dict[str, Any]) -> None:
+    """A type list of two or more types with string or number constraints (`type: [integer,
+    string], pattern: ...`) written as an `anyOf` of one member per type, each with the
+    keywords of its type: datamodel-code-generator wrote `int | constr(pattern=...)`, which
+    mypy --strict refuses; the members are classes (`int | Code1`), and what each member
+    checks is what JSON Schema checks (a keyword applies to the values of its type only)."""
+    types = schema.get("type")
+    if not isinstance(types, list) or "enum" in schema or "const" in schema:
+        return
+    concrete = [t for t in types if t != "null" and isinstance(t, str)]
+    if len(concrete) < 2 or not _CONSTRAINED & schema.keys():
+        return
+    if any(key in schema for key in ("anyOf", "oneOf", "$ref")):
+        return
+    fmt = schema.get("format")
+    members: list[dict[str, Any]] = []
+    for kind in concrete:
+        member: dict[str, Any] = {"type": kind}
+        member.update({k: schema[k] for k in _KEYWORDS_OF_TYPE.get(kind, ()) if k in schema})
+        numeric = kind in ("integer", "number")
+        if isinstance(fmt, str) and (fmt in _NUMERIC_FORMATS) == numeric:
+            member["format"] = fmt
+        members.append(member)
+    if "null" in types:
+        members.append({"type": "null"})
+    for key in ("type", "format", *(k for keys in _KEYWORDS_OF_TYPE.values() for k in keys)):
+        schema.pop(key, None)
+    schema["anyOf"] = members
 
 
 def _prefix_items(schema: dict[str, Any]) -> None:
