@@ -228,7 +228,7 @@ class Repairer(Upgrader):
         fits = (not checks or any(check(value) for check in checks)) and (
             not isinstance(enum, list) or value in enum
         )
-        if fits and not _fits_shape(self.doc, schema, value, 8):
+        if fits and not _fits_shape(self.doc, schema, value, 32, [2000]):
             # its own type and enum take it, the schemas it refers to or combines do not
             del schema["default"]
             self.repairs.append(
@@ -389,15 +389,21 @@ def _adapter(name: str) -> Any:
     return pydantic.TypeAdapter(types[name])
 
 
-def _fits_shape(document: dict[str, Any], schema: Any, value: Any, depth: int) -> bool:
+def _fits_shape(
+    document: dict[str, Any], schema: Any, value: Any, depth: int, budget: list[int]
+) -> bool:
     """Whether `value` has a type and enum value `schema` allows, following `$ref`, allOf,
     oneOf / anyOf and array items (a default of `Columns = oneOf [Column enum, array of
-    Column]` written "a,b,c" fits neither). Anything else is taken as fitting."""
-    if depth <= 0 or not isinstance(schema, dict):
+    Column]` written "a,b,c" fits neither). Anything else is taken as fitting, and so is
+    what lies deeper than `depth` steps or past `budget` schemas looked at (a recursive or
+    wide union): 8 steps were too few for a default of a list of a discriminated union
+    behind two `allOf` wrappers, which the generated code then refused at import."""
+    budget[0] -= 1
+    if depth <= 0 or budget[0] < 0 or not isinstance(schema, dict):
         return True
     if isinstance(schema.get("$ref"), str):
         target = deref(document, {"$ref": schema["$ref"]})
-        if not _fits_shape(document, target, value, depth - 1):
+        if not _fits_shape(document, target, value, depth - 1, budget):
             return False
     kind = schema.get("type")
     kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
@@ -411,12 +417,12 @@ def _fits_shape(document: dict[str, Any], schema: Any, value: Any, depth: int) -
     if (
         isinstance(value, list)
         and isinstance(items, dict)
-        and not all(_fits_shape(document, items, v, depth - 1) for v in value[:16])
+        and not all(_fits_shape(document, items, v, depth - 1, budget) for v in value[:16])
     ):
         return False
     members = schema.get("allOf")
     if isinstance(members, list) and not all(
-        _fits_shape(document, m, value, depth - 1) for m in members
+        _fits_shape(document, m, value, depth - 1, budget) for m in members
     ):
         return False
     for key in ("oneOf", "anyOf"):
@@ -424,7 +430,7 @@ def _fits_shape(document: dict[str, Any], schema: Any, value: Any, depth: int) -
         if (
             isinstance(options, list)
             and options
-            and not any(_fits_shape(document, m, value, depth - 1) for m in options)
+            and not any(_fits_shape(document, m, value, depth - 1, budget) for m in options)
         ):
             return False
     return True

@@ -7,7 +7,10 @@ than 0 or 1 is a bug). Each was an internal error (exit 2):
   GetLevelResponse"); it is now written as the `$ref`, a RootModel of the enum;
 - a parameter that is an array of arrays (`?pairs=...`, a header): FastAPI refused the
   route ("Query parameter must be one of the supported types"); OpenAPI gives no way to
-  write one, so each item is read as a string, with a `parameter-repair` warning.
+  write one, so each item is read as a string, with a `parameter-repair` warning;
+- a default eight or more steps inside `$ref`s, `allOf` wrappers and unions (`[id]` for a
+  list of a discriminated union of objects) was taken as fitting: the generated server
+  refused it at import. The check now follows 32 steps (within a budget of 2,000 schemas).
 
 And one the type checker refused (exit 1 under `--typecheck`): a type list with constraints
 of one of its types (`type: [integer, string], pattern: ...`) became `int | constr(...)`;
@@ -211,3 +214,43 @@ def test_a_type_list_with_constraints_of_one_type_type_checks(tmp_path: Path) ->
         [[200, 7], [200, "ABC"], [422, None], [422, None]],
         [True, True, False, True],
     ]
+
+
+DEEP_DEFAULT = """openapi: 3.1.0
+info: {title: T, version: '1'}
+paths:
+  /cat:
+    get:
+      operationId: cat
+      parameters:
+        - name: columns
+          in: query
+          schema:
+            default: [id]
+            allOf: [{$ref: '#/components/schemas/Columns'}]
+      responses:
+        '204': {description: done}
+components:
+  schemas:
+    Columns:
+      oneOf:
+        - $ref: '#/components/schemas/Column'
+        - {type: array, items: {$ref: '#/components/schemas/Column'}}
+    Column:
+      allOf:
+        - anyOf: [{$ref: '#/components/schemas/A'}, {$ref: '#/components/schemas/B'}]
+          discriminator: {propertyName: kind}
+    A: {type: object, required: [kind], properties: {kind: {const: a}}}
+    B: {type: object, required: [kind], properties: {kind: {const: b}}}
+"""
+
+
+def test_a_default_deep_inside_unions_is_checked(tmp_path: Path) -> None:
+    """`[id]` for a list of a discriminated union of objects, eight steps down: taken as
+    fitting, and the generated server refused it at import (internal error, exit 2)."""
+    write(tmp_path / "openapi.yaml", DEEP_DEFAULT)
+    code, output = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out")
+    assert code == 0, output
+    (warning,) = [line for line in output.splitlines() if "[default]" in line]
+    assert warning.startswith(f"openapi.yaml:{line_of(DEEP_DEFAULT, 'default: [id]')}:")
+    assert "default ['id'] does not fit its schema: dropped" in warning
