@@ -1,0 +1,76 @@
+"""Shapes met in large public API documents (a finance platform's, an identity provider's, a
+hosting platform's...), each in a small hand-written spec: the build exits 0 (or 1 with a
+located finding) and the output says what the document meant.
+
+- keywords of another type (`type: string` with `properties` describing its values in prose;
+  `type: array` with `properties` and `required`; `type: string` or `type: object` with
+  `items`): JSON Schema applies an object's keywords to objects only and an array's to arrays
+  only, so they constrain nothing here. datamodel-code-generator read them anyway: the string
+  became a class of `Any` fields (the model refused every string the document allows), the
+  array `list[int] | Counts1`, the string with `items` `list[str]`, the object with `items`
+  `list[int] | Meta`, all silently. They are now ignored, each with a `schema-repair`
+  warning at its node, and the fields are `str`, `list[int]`, `dict[str, Any]`.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from spec_helpers import line_of, run_in, run_json
+
+FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes_l"
+
+
+def _build(tmp_path: Path, fixture: str, *extra: str) -> tuple[int, str]:
+    shutil.copy(FIXTURES / fixture, tmp_path / "openapi.yaml")
+    return run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", *extra)
+
+
+def test_keywords_of_another_type_are_ignored_with_a_warning(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "keywords_of_another_type.yaml", "--typecheck")
+    assert code == 0, output
+    assert "Success: no issues found" in output
+    text = (FIXTURES / "keywords_of_another_type.yaml").read_text()
+    lines = {
+        "step/properties": line_of(text, "asked_code") - 1,
+        "counts/properties": line_of(text, "total: {type: integer}") - 1,
+        "counts/required": line_of(text, "required: [total]"),
+        "tags/items": line_of(text, "items: {type: string}"),
+        "meta/items": line_of(text, "items: {type: integer}", 2),
+    }
+    for where, line in lines.items():
+        keyword = where.split("/")[1]
+        assert f"openapi.yaml:{line}:11: warning [schema-repair] `{keyword}` applies only" in (
+            output
+        ), (where, output)
+        assert f"(at /components/schemas/Exit/properties/{where})" in output, where
+    assert "`type` 'string' or 'null' admits none: ignored" in output, output
+    server = tmp_path / "out" / "server"
+    models = (server / "api_server" / "models.py").read_text()
+    assert "step: str | None = None" in models, models
+    assert "counts: list[int] | None = None" in models, models
+    assert "tags: str | None = None" in models, models
+    assert "meta: dict[str, Any] | None = None" in models, models
+    assert "Any | None" not in models, models
+    # the values the document allows are accepted, the ones it refuses are refused
+    got = run_json(
+        server,
+        "import json\n"
+        "from pydantic import ValidationError\n"
+        "from api_server.models import Exit\n"
+        "ok = Exit.model_validate({'step': 'asked_code', 'counts': [1, 2], 'tags': 'a',"
+        " 'meta': {'k': 1}})\n"
+        "refused = []\n"
+        "for bad in ({'counts': {'total': 1}}, {'tags': ['a']}, {'meta': [1]}):\n"
+        "    try:\n"
+        "        Exit.model_validate(bad)\n"
+        "    except ValidationError:\n"
+        "        refused.append(sorted(bad))\n"
+        "print(json.dumps([ok.model_dump(mode='json'), refused]))",
+    )
+    assert got == [
+        {"step": "asked_code", "counts": [1, 2], "tags": "a", "meta": {"k": 1}},
+        [["counts"], ["tags"], ["meta"]],
+    ]
+
