@@ -624,7 +624,8 @@ def required_fields(document: dict[str, Any], kinds: dict[str, str]) -> list[tup
     """Required fields left out, or written as another type, where one reading is plain, each
     a `document-repair` warning: a server variable without `default` takes its first `enum`
     value (else ""); a number as an operationId is its text, one tag name as `tags` a list of
-    it; a request body without `content` has none (`content: {}`);
+    it; a request body without `content` has none (`content: {}`), nor an OAuth flow
+    without `scopes` (`scopes: {}`);
     a license or tag without `name`, an external document without `url`, is read as absent
     (nothing generated depends on them)."""
     out: list[tuple[str, str, str]] = []
@@ -668,6 +669,15 @@ def required_fields(document: dict[str, Any], kinds: dict[str, str]) -> list[tup
         elif kind == "Request Body" and "$ref" not in node and "content" not in node:
             node["content"] = {}
             note(here, "a request body without `content` (required): read as having none")
+        elif kind == "Security Scheme" and node.get("type") == "oauth2":
+            flows = node.get("flows")
+            for name, flow in flows.items() if isinstance(flows, dict) else ():
+                if isinstance(flow, dict) and "scopes" not in flow:
+                    flow["scopes"] = {}
+                    note(
+                        join_pointer(here, "flows", name),
+                        "an OAuth flow without `scopes` (required): read as having none",
+                    )
     for here, node in holders:
         docs = node.get("externalDocs") if isinstance(node, dict) else None
         if isinstance(docs, dict) and "url" not in docs:

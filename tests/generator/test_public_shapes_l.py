@@ -10,10 +10,15 @@ located finding) and the output says what the document meant.
   array `list[int] | Counts1`, the string with `items` `list[str]`, the object with `items`
   `list[int] | Meta`, all silently. They are now ignored, each with a `schema-repair`
   warning at its node, and the fields are `str`, `list[int]`, `dict[str, Any]`.
+- an OAuth flow without its required `scopes` (an implicit flow that grants none): the build
+  refused the whole document (exit 1, `"scopes" is a required property`) though the flow
+  means plainly "no scopes". It is read as `scopes: {}` with a `document-repair` warning at
+  the flow (`--strict` still refuses), and the served document carries the repaired flow.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -74,3 +79,21 @@ def test_keywords_of_another_type_are_ignored_with_a_warning(tmp_path: Path) -> 
         [["counts"], ["tags"], ["meta"]],
     ]
 
+
+def test_an_oauth_flow_without_scopes_has_none(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "oauth_flow_without_scopes.yaml", "--typecheck")
+    assert code == 0, output
+    assert "Success: no issues found" in output
+    text = (FIXTURES / "oauth_flow_without_scopes.yaml").read_text()
+    line = line_of(text, "implicit:")
+    assert (
+        f"openapi.yaml:{line}:9: warning [document-repair] an OAuth flow without `scopes`"
+        " (required): read as having none (at /components/securitySchemes/portal/flows/implicit)"
+    ) in output, output
+    assert output.count("[document-repair]") == 1, output
+    served = json.loads((tmp_path / "out" / "server" / "api_server" / "openapi.json").read_text())
+    flows = served["components"]["securitySchemes"]["portal"]["flows"]
+    assert flows["implicit"]["scopes"] == {}
+    assert flows["clientCredentials"]["scopes"] == {"volumes:read": "read volumes"}
+    code, output = _build(tmp_path, "oauth_flow_without_scopes.yaml", "--strict", "--no-cache")
+    assert code == 1, output
