@@ -82,14 +82,16 @@ def _settle(
     raw: list[RawFinding],
     strict: bool,
     echo: Callable[[str], None] | None,
-) -> None:
-    """Raise SpecInvalid on any error (any warning too when strict); echo the warnings."""
+) -> bool:
+    """Raise SpecInvalid on any error (any warning too when strict); echo the warnings.
+    Whether there were any."""
     findings = locate_findings(spec_bundle, raw, config.root, bundle_findings(spec_bundle))
     if any(f.is_error for f in findings) or (strict and findings):
         raise SpecInvalid(findings)
     if echo is not None:
         for finding in findings:
             echo(str(finding))
+    return bool(findings)
 
 
 def _validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> list[RawFinding]:
@@ -145,10 +147,10 @@ def render_tree(
         finally:
             if owned:
                 models_worker.close()
-    _settle(config, spec_bundle, raw, strict, echo)
+    warned = _settle(config, spec_bundle, raw, strict, echo)
     if files is None:  # _settle raises first; kept for the type checker
         raise SpecInvalid([])
-    return BuildResult(files, spec_bundle.files)
+    return BuildResult(files, spec_bundle.files, warned)
 
 
 def _checked_render(
@@ -478,7 +480,7 @@ def build(
     `models_worker`: one already started (see `render_tree`); the caller closes it.
     Raises TypeCheckFailed when mypy finds errors in the written output.
     """
-    if use_cache and unchanged_since_last_build(config):
+    if use_cache and unchanged_since_last_build(config, strict):
         echo("nothing changed")
         if typecheck:
             _typecheck(config, echo)

@@ -93,11 +93,16 @@ def _record_path(config: Config) -> Path:
     return config.root / CACHE_DIR / "build.json"
 
 
-def unchanged_since_last_build(config: Config) -> bool:
+def unchanged_since_last_build(config: Config, strict: bool = False) -> bool:
+    """The last build wrote this output from these inputs, and it is still on disk. Under
+    `strict`, only when that build had no warnings: they make a --strict build fail, and a
+    no-op rebuild would have said "nothing changed" and exited 0."""
     record_path = _record_path(config)
     try:
         record = json.loads(record_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return False
+    if strict and record.get("warned", True):
         return False
     if record.get("output") != str(config.output):
         return False
@@ -113,6 +118,7 @@ def remember_build(config: Config, result: BuildResult) -> None:
         "inputs": [str(p) for p in result.inputs],
         "key": inputs_key(config, result.inputs),
         "outputs": {path: sha(text.encode("utf-8")) for path, text in sorted(result.files.items())},
+        "warned": result.warned,
     }
     path = _record_path(config)
     path.parent.mkdir(parents=True, exist_ok=True)

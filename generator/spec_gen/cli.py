@@ -262,7 +262,7 @@ def build(
     if not check and not no_cache and not typecheck:  # no-op rebuild, generator not imported
         from .cache import unchanged_since_last_build
 
-        if unchanged_since_last_build(config):
+        if unchanged_since_last_build(config, strict):
             click.echo("nothing changed")
             return
     from .cache import CACHE_DIR, models_warm_up_wanted

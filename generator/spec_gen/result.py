@@ -10,3 +10,4 @@ from pathlib import Path
 class BuildResult:
     files: dict[str, str]  # path relative to the output directory -> content
     inputs: list[Path] = field(default_factory=list)
+    warned: bool = False  # the document had warnings (a later --strict build must not skip)

@@ -23,6 +23,10 @@ located finding) and the output says what the document meant.
   A tag named with a backslash (`Groups\\Users`, a video platform's document) went into
   the docstrings of its modules as written: `\\U` starts a unicode escape, the module did
   not parse (exit 2 again); tag names and titles in docstrings are escaped too.
+- (met while checking the repairs above) `build --strict` right after a plain build of the
+  same document with warnings: the no-op rebuild said "nothing changed" and exited 0, so a
+  CI step running --strict after a local build passed a document it refuses. The build's
+  record now says whether the document had warnings; --strict rebuilds (and refuses) then.
 """
 
 from __future__ import annotations
@@ -105,7 +109,7 @@ def test_an_oauth_flow_without_scopes_has_none(tmp_path: Path) -> None:
     flows = served["components"]["securitySchemes"]["portal"]["flows"]
     assert flows["implicit"]["scopes"] == {}
     assert flows["clientCredentials"]["scopes"] == {"volumes:read": "read volumes"}
-    code, output = _build(tmp_path, "oauth_flow_without_scopes.yaml", "--strict", "--no-cache")
+    code, output = _build(tmp_path, "oauth_flow_without_scopes.yaml", "--strict")
     assert code == 1, output
 
 
@@ -133,3 +137,20 @@ def test_texts_ending_in_a_quote_and_a_quoted_title(tmp_path: Path) -> None:
         "import json, api_server.routers.records_uploads as r\nprint(json.dumps(r.__doc__))",
     )
     assert doc.startswith("FastAPI routes of tag `Records\\Uploads`"), doc
+
+
+def test_strict_after_a_build_with_warnings_refuses_again(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "oauth_flow_without_scopes.yaml")
+    assert code == 0 and "[document-repair]" in output, output
+    code, output = _build(tmp_path, "oauth_flow_without_scopes.yaml")
+    assert (code, output.strip()) == (0, "nothing changed"), output
+    code, output = _build(tmp_path, "oauth_flow_without_scopes.yaml", "--strict")
+    assert code == 1, output
+    assert "warning [document-repair] an OAuth flow without `scopes`" in output, output
+    # a document without warnings: --strict still skips the unchanged rebuild
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    code, output = _build(clean, "quotes_in_texts.yaml")
+    assert code == 0 and "warning" not in output, output
+    code, output = _build(clean, "quotes_in_texts.yaml", "--strict")
+    assert (code, output.strip()) == (0, "nothing changed"), output
