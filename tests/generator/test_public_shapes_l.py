@@ -27,6 +27,10 @@ located finding) and the output says what the document meant.
   same document with warnings: the no-op rebuild said "nothing changed" and exited 0, so a
   CI step running --strict after a local build passed a document it refuses. The build's
   record now says whether the document had warnings; --strict rebuilds (and refuses) then.
+- a Swagger 2.0 document (an identity provider's older spec): refused as it should be, with
+  the one finding that says so, but after hundreds of `parameter-repair` / `schema-repair`
+  warnings (3.0 repairs of parameters typed the 2.0 way) that buried it. A Swagger 2
+  document now gets only that finding.
 """
 
 from __future__ import annotations
@@ -154,3 +158,14 @@ def test_strict_after_a_build_with_warnings_refuses_again(tmp_path: Path) -> Non
     assert code == 0 and "warning" not in output, output
     code, output = _build(clean, "quotes_in_texts.yaml", "--strict")
     assert (code, output.strip()) == (0, "nothing changed"), output
+
+
+def test_a_swagger_2_document_gets_one_finding(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "swagger2_with_leftovers.yaml")
+    assert code == 1, output
+    refusal = (
+        "openapi.yaml:1:1: error [openapi] a Swagger 2.0 (OpenAPI 2) document: spec-gen reads "
+        "OpenAPI 3.0, 3.1 and 3.2; convert it first (for instance `npx swagger2openapi IN -o "
+        "OUT.yaml`) (at /swagger)"
+    )
+    assert output.splitlines() == [refusal, "1 error(s), 0 warning(s)"], output
