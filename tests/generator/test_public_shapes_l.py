@@ -31,6 +31,12 @@ located finding) and the output says what the document meant.
   the one finding that says so, but after hundreds of `parameter-repair` / `schema-repair`
   warnings (3.0 repairs of parameters typed the 2.0 way) that buried it. A Swagger 2
   document now gets only that finding.
+- schema names that start with a separator (`_types.Id`, `_global.get.Response`: a search
+  engine's 3.0 document names all its 1,040 schemas so) each got a `python-name` warning
+  "does not start with an ASCII letter: its class gets another name", though the class is
+  the ordinary PascalCase (`TypesId`), as for `types.Id`: 1,040 untrue warnings. Leading
+  separators are now the ordinary conversion; a clash (`types.Id` after `_types.Id`) and a
+  name starting with a digit still warn.
 """
 
 from __future__ import annotations
@@ -169,3 +175,25 @@ def test_a_swagger_2_document_gets_one_finding(tmp_path: Path) -> None:
         "OUT.yaml`) (at /swagger)"
     )
     assert output.splitlines() == [refusal, "1 error(s), 0 warning(s)"], output
+
+
+def test_schema_names_with_leading_separators_are_ordinary(tmp_path: Path) -> None:
+    code, output = _build(tmp_path, "leading_separator_names.yaml", "--typecheck")
+    assert code == 0, output
+    assert "Success: no issues found" in output
+    found = [line for line in output.splitlines() if "[python-name]" in line]
+    text = (FIXTURES / "leading_separator_names.yaml").read_text()
+    clash = (
+        f"openapi.yaml:{line_of(text, '    types.Id:')}:5: warning [python-name] schema name "
+        "'types.Id' gives the class name of schema '_types.Id': its class gets another name "
+        "(at /components/schemas/types.Id)"
+    )
+    digit = (
+        f"openapi.yaml:{line_of(text, '3d-model:')}:5: warning [python-name] schema name "
+        "'3d-model' does not start with an ASCII letter: its class gets another name "
+        "(at /components/schemas/3d-model)"
+    )
+    assert found == [clash, digit], output
+    models = (tmp_path / "out" / "server" / "api_server" / "models.py").read_text()
+    assert "class TypesId(RootModel[str]):" in models, models
+    assert "class GlobalGetResponse(BaseModel):" in models, models
