@@ -671,11 +671,12 @@ def _pascal(text: str) -> str:
     return "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", text))
 
 
-def bundle(root: Path) -> Bundle:
-    """Load `root` and every file it references; one resolved document, upgraded to 3.1."""
+def bundle(root: Path, inapplicable: bool = True) -> Bundle:
+    """Load `root` and every file it references; one resolved document, upgraded to 3.1.
+    Without `inapplicable`, keywords of another type are kept (repair.repair)."""
     result = _Bundler(root).run()
     result.source_version = str(result.document.get("openapi", ""))
     result.moved = upgrade(result.document)
-    moved, result.repairs = repair(result.document, result.source_version)
+    moved, result.repairs = repair(result.document, result.source_version, inapplicable)
     result.moved.update(moved)
     return result

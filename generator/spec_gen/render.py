@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 from functools import lru_cache
@@ -31,12 +32,15 @@ def pytuple(value: Any) -> str:
 
 
 def docline(text: str) -> str:
-    line = " ".join(str(text).split())
-    return line.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') or "No description."
+    return _doc_escape(" ".join(str(text).split())) or "No description."
 
 
 def _doc_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    """Text inside a docstring: backslashes and triple quotes escaped, and a quote that ends
+    it (the docstring's closing quotes may follow: `keys.\"` + `\"\"\"` would close it early)."""
+    body = text.rstrip('"')
+    quotes = len(text) - len(body)
+    return body.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') + '\\"' * quotes
 
 
 def op_badges(op: Operation) -> str:
@@ -190,6 +194,12 @@ def client_path(op: Operation) -> str:
     return ('f"' if "{" in path else '"') + path + '"'
 
 
+def tomlstr(text: Any) -> str:
+    """A TOML basic string: JSON's escapes are TOML's (a title with quotes or backslashes
+    would end the string early, and pip could not read the package's pyproject.toml)."""
+    return json.dumps(str(text), ensure_ascii=False)
+
+
 def docline_safe(text: str) -> str:
     """Text inside a docstring: backslashes and triple quotes escaped."""
     return _doc_escape(str(text))
@@ -257,6 +267,7 @@ def environment(templates: Path) -> Any:
         client_path=client_path,
         builtin_types=builtin_types,
         docline_safe=docline_safe,
+        tomlstr=tomlstr,
     )
     return env
 

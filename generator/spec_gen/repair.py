@@ -16,6 +16,9 @@ In 3.0 documents too (the upgrade does not touch them):
 - a list of `items` (draft 4's tuple form): `prefixItems`;
 - `required` listing a property twice: the duplicates dropped;
 - Swagger 2's `type: file`: a binary string;
+- keywords of objects only (`properties`, `required`...) or of arrays only (`items`...) in a
+  schema whose `type` admits no object (no array): ignored, as JSON Schema reads them (a
+  `type: string` with `properties` stays a string, not a class; `spec-gen diff` keeps them);
 - a `default` its schema refuses (in 3.0 documents too; reported under the `default` rule):
   converted when unambiguous (`"false"` for a boolean), else dropped (the model would not
   type-check, nor validate its own default); a string default its `format` refuses (`"24h"`
@@ -58,7 +61,7 @@ from .pointer import join_pointer, resolve_pointer
 from .rules_core import JSON_TYPES, deref
 from .upgrade import Upgrader, _put, is_30
 from .walk import METHODS as OPERATION_KEYS
-from .walk import typed_nodes
+from .walk import inapplicable_keywords, typed_nodes
 
 
 def _number(value: Any) -> bool:
@@ -89,9 +92,10 @@ VALUE_CHECKS: dict[str, Any] = {
 class Repairer(Upgrader):
     """Walks every schema as the upgrade does; repairs only what 3.1 cannot read as written."""
 
-    def __init__(self, document: dict[str, Any], leftovers: bool) -> None:
+    def __init__(self, document: dict[str, Any], leftovers: bool, inapplicable: bool) -> None:
         super().__init__(document)
         self.leftovers = leftovers  # a 3.1 document: also repair the 3.0 forms
+        self.inapplicable = inapplicable  # drop the keywords of another type (see repair())
         self.repairs: list[tuple[str, str, str]] = []  # (pointer, rule, what was done)
         self.anchors: list[str] = []  # pointers of the enclosing schemas, outermost first
         self.recursive: list[str] = []  # those with $recursiveAnchor: true
@@ -188,6 +192,8 @@ class Repairer(Upgrader):
                         f"`{keyword}` lists no schema: dropped (it says nothing of the value)",
                     )
                 )
+        if self.inapplicable:
+            self._inapplicable(schema, here)
         if "default" in schema:
             self._default(schema, here)
         if isinstance(schema.get("default"), str):
@@ -298,6 +304,21 @@ class Repairer(Upgrader):
                 )
             )
             self.file(schema, None)
+
+    def _inapplicable(self, schema: dict[str, Any], here: str) -> None:
+        """Keywords of objects only (`properties`, `required`...) or of arrays only (`items`,
+        `minItems`...) in a schema whose `type` admits no object (no array): JSON Schema
+        applies them to none of its values. Read as written, datamodel-code-generator made a
+        class (or a list) of a `type: string` with `properties` (or `items`), and the model
+        refused every value the document allows; a query parameter read them as an object."""
+        for keyword, family in inapplicable_keywords(schema):
+            del schema[keyword]
+            kind = schema["type"]
+            named = " or ".join(map(repr, kind if isinstance(kind, list) else [kind]))
+            message = f"`{keyword}` applies only to an {family}, and `type` {named} admits none"
+            self.repairs.append(
+                (join_pointer(here, keyword), "schema-repair", f"{message}: ignored")
+            )
 
     def _leftovers(self, schema: dict[str, Any], here: str) -> None:
         """3.0 forms in a 3.1 document."""
@@ -458,13 +479,15 @@ def _convert(value: Any, kinds: list[str]) -> Any:
 
 
 def repair(
-    document: dict[str, Any], source_version: str
+    document: dict[str, Any], source_version: str, inapplicable: bool = True
 ) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
     """Repair `document` (already upgraded when it was 3.0) in place; return the moved pointers
     (new -> old) and the repairs made (pointer, rule id, message). 3.0 forms are repaired only when the
-    document was written as 3.1 (an upgraded 3.0 document has none left)."""
+    document was written as 3.1 (an upgraded 3.0 document has none left). Without
+    `inapplicable`, keywords of another type stay (`spec-gen diff` compares what was
+    written, as oasdiff does; a build reads what they mean: nothing)."""
     leftovers = not is_30({"openapi": source_version})
-    fixer = Repairer(document, leftovers)
+    fixer = Repairer(document, leftovers, inapplicable)
     version = document.get("openapi")
     found = null_fields(document)
     renamed = path_keys(document)  # first: the walk below sees the paths as read
@@ -716,7 +739,8 @@ def required_fields(document: dict[str, Any], kinds: dict[str, str]) -> list[tup
     """Required fields left out, or written as another type, where one reading is plain, each
     a `document-repair` warning: a server variable without `default` takes its first `enum`
     value (else ""); a number as an operationId is its text, one tag name as `tags` a list of
-    it; a request body without `content` has none (`content: {}`);
+    it; a request body without `content` has none (`content: {}`), nor an OAuth flow
+    without `scopes` (`scopes: {}`);
     a license or tag without `name`, an external document without `url`, is read as absent
     (nothing generated depends on them)."""
     out: list[tuple[str, str, str]] = []
@@ -760,6 +784,15 @@ def required_fields(document: dict[str, Any], kinds: dict[str, str]) -> list[tup
         elif kind == "Request Body" and "$ref" not in node and "content" not in node:
             node["content"] = {}
             note(here, "a request body without `content` (required): read as having none")
+        elif kind == "Security Scheme" and node.get("type") == "oauth2":
+            flows = node.get("flows")
+            for name, flow in flows.items() if isinstance(flows, dict) else ():
+                if isinstance(flow, dict) and "scopes" not in flow:
+                    flow["scopes"] = {}
+                    note(
+                        join_pointer(here, "flows", name),
+                        "an OAuth flow without `scopes` (required): read as having none",
+                    )
     for here, node in holders:
         docs = node.get("externalDocs") if isinstance(node, dict) else None
         if isinstance(docs, dict) and "url" not in docs:

@@ -293,8 +293,8 @@ def python_names(document: dict[str, Any]) -> list[RawFinding]:
     """Schema names whose class is not simply the name in PascalCase: a name the generated
     modules already use (`Response`, `None`, `UUID`...), one that gives the class name of an
     earlier schema, one not made of ASCII letters, digits and separators. Kebab-case,
-    snake_case and dotted names (`repository-subscription`, GitHub's style) are the ordinary
-    conversion and no finding."""
+    snake_case and dotted names (`repository-subscription`, GitHub's style), with leading
+    separators too (`_types.Id`), are the ordinary conversion and no finding."""
     from .ir.names import class_name
     from .naming import pascal
 
@@ -307,7 +307,8 @@ def python_names(document: dict[str, Any]) -> list[RawFinding]:
         plain = name if re.fullmatch(r"[A-Z][A-Za-z0-9]*", name) else pascal(name)
         given = class_name(name, taken)
         reason = None
-        if not (name[:1].isascii() and name[:1].isalpha()):
+        lead = name.lstrip("_.- ")  # `_types.Id` is `TypesId` as `types.Id` is: no finding
+        if not (lead[:1].isascii() and lead[:1].isalpha()):
             reason = "does not start with an ASCII letter"
         elif not _PLAIN_SCHEMA_NAME.fullmatch(name):
             reason = "has characters other than ASCII letters, digits and - _ . space"

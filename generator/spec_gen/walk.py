@@ -26,6 +26,40 @@ def structured_enum(schema: dict[str, Any]) -> bool:
     return isinstance(enum, list) and any(isinstance(v, (dict, list)) for v in enum)
 
 
+# the keywords that constrain only an object, only an array (JSON Schema 2020-12)
+OBJECT_KEYWORDS = (
+    "properties", "required", "additionalProperties", "patternProperties", "propertyNames",
+    "minProperties", "maxProperties", "dependentRequired", "dependentSchemas",
+    "unevaluatedProperties",
+)  # fmt: skip
+ARRAY_KEYWORDS = (
+    "items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains",
+    "maxContains", "unevaluatedItems",
+)  # fmt: skip
+
+
+def inapplicable_keywords(schema: dict[str, Any]) -> list[tuple[str, str]]:
+    """(keyword, "object" or "array") for each keyword of objects only (`properties`,
+    `required`...) or of arrays only (`items`, `minItems`...) in a schema whose `type`
+    admits no object (no array): JSON Schema applies it to no value the schema accepts
+    (`type: string` with `properties` describing its values in prose). A build reads the
+    document without them (repair.py)."""
+    kind = schema.get("type")
+    kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else None
+    if not kinds or not all(k in _TYPE_NAMES for k in kinds):
+        return []
+    return [
+        (keyword, family)
+        for family, keywords in (("object", OBJECT_KEYWORDS), ("array", ARRAY_KEYWORDS))
+        if family not in kinds
+        for keyword in keywords
+        if keyword in schema
+    ]
+
+
+_TYPE_NAMES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
+
+
 def prefix_members(schema: dict[str, Any]) -> list[Any] | None:
     """The item schemas a `prefixItems` list is read as (the models type each item as any of
     them; the `unchecked-keyword` rule warns that positions are not checked): the positions,

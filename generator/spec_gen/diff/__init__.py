@@ -31,4 +31,5 @@ def diff_documents(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
 
 def diff_specs(old_root: Path, new_root: Path) -> list[Change]:
     """Bundle two root spec files (each may `$ref` others) and compare them."""
-    return diff_documents(bundle(old_root).document, bundle(new_root).document)
+    old, new = (bundle(root, inapplicable=False).document for root in (old_root, new_root))
+    return diff_documents(old, new)
