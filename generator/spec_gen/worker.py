@@ -86,7 +86,6 @@ class ForkedWorker:
         self._results, results_write = os.pipe()
         self._pending: deque[Pending] = deque()
         self._writers: list[threading.Thread] = []
-        self._lock = threading.Lock()  # calls reach the pipe whole and in submit order
         self._closed = False
         self.pid = os.fork()
         if self.pid == 0:  # the worker: never returns to the caller's code
@@ -108,13 +107,18 @@ class ForkedWorker:
         payload = pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)
         pending = Pending(self)
         self._pending.append(pending)
+        before = self._writers[-1] if self._writers else None
 
         def send() -> None:
-            with self._lock:
-                try:
-                    _write_frame(self._jobs, payload)
-                except OSError:  # the worker has gone: its Pending says so when read
-                    pass
+            # after the call submitted before this one: answers are matched to calls by order
+            # (a lock alone let a later writer thread reach the pipe first, and a call then
+            # got another call's answer)
+            if before is not None:
+                before.join()
+            try:
+                _write_frame(self._jobs, payload)
+            except OSError:  # the worker has gone: its Pending says so when read
+                pass
 
         writer = threading.Thread(target=send, name="spec-gen worker feed", daemon=True)
         writer.start()

@@ -82,3 +82,12 @@ def test_close_stops_a_busy_worker_at_once() -> None:
         os.waitpid(worker.pid, os.WNOHANG)  # reaped: no such child any more
     with pytest.raises(RuntimeError, match="closed"):
         worker.submit(_echo, 1)
+
+
+def test_many_calls_submitted_at_once_each_get_their_own_answer() -> None:
+    """Each call's frame was written by its own thread under a lock: a later thread could
+    take the lock first, and a call then got another call's answer (seen once in the suite).
+    The writers now go in submit order."""
+    with ForkedWorker() as worker:
+        calls = [worker.submit(_echo, (n, "x" * (n % 7) * 20_000)) for n in range(300)]
+        assert [call.result()[0] for call in calls] == list(range(300))
