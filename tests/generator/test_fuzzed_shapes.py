@@ -10,7 +10,9 @@ than 0 or 1 is a bug). Each was an internal error (exit 2):
   write one, so each item is read as a string, with a `parameter-repair` warning;
 - a default eight or more steps inside `$ref`s, `allOf` wrappers and unions (`[id]` for a
   list of a discriminated union of objects) was taken as fitting: the generated server
-  refused it at import. The check now follows 32 steps (within a budget of 2,000 schemas).
+  refused it at import. The check now follows 32 steps (within a budget of 2,000 schemas);
+- an enum extended through `allOf` with properties of its own: a subclass of the Enum with
+  fields, which Python refuses; read as the enum (the properties apply to no enum value).
 
 And one the type checker refused (exit 1 under `--typecheck`): a type list with constraints
 of one of its types (`type: [integer, string], pattern: ...`) became `int | constr(...)`;
@@ -254,3 +256,75 @@ def test_a_default_deep_inside_unions_is_checked(tmp_path: Path) -> None:
     (warning,) = [line for line in output.splitlines() if "[default]" in line]
     assert warning.startswith(f"openapi.yaml:{line_of(DEEP_DEFAULT, 'default: [id]')}:")
     assert "default ['id'] does not fit its schema: dropped" in warning
+
+
+ENUM_EXTENDED = """openapi: 3.1.0
+info: {title: T, version: '1'}
+paths:
+  /search:
+    get:
+      operationId: search
+      parameters:
+        - name: op
+          in: query
+          schema:
+            allOf: [{$ref: '#/components/schemas/Operator'}]
+            properties: {extra: {type: integer}}
+      responses:
+        '200':
+          description: the operator
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Extended'}
+components:
+  schemas:
+    Operator: {type: string, enum: [and, or]}
+    Extended:
+      allOf:
+        - $ref: '#/components/schemas/Operator'
+        - {type: object, properties: {weight: {type: number}}}
+      properties: {note: {type: string}}
+"""
+
+ENUM_EXTENDED_SCRIPT = r"""
+import json
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+import api_server
+from api_server.models import Extended
+
+class Impl:
+    async def search(self, ctx, op=None):
+        return Extended.model_validate("or")
+
+async def ctx(): return None
+app = FastAPI()
+app.include_router(api_server.create_api_router(context=lambda op: ctx, default=Impl()))
+def valid(value):
+    try:
+        Extended.model_validate(value)
+        return True
+    except Exception:
+        return False
+answer = TestClient(app).get("/search")
+print(json.dumps([answer.status_code, answer.json(), valid("and"), valid("xor"), valid({})]))
+"""
+
+
+def test_an_enum_extended_with_properties_is_the_enum(tmp_path: Path) -> None:
+    """`allOf: [{$ref: <enum>}]` with properties of its own: datamodel-code-generator wrote
+    a subclass of the Enum with fields, which Python refuses (the server did not import)."""
+    write(tmp_path / "openapi.yaml", ENUM_EXTENDED)
+    code, output = run_in(
+        tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", "--typecheck"
+    )
+    assert code == 0, output
+    models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
+    assert "class Extended(RootModel[Operator]):" in models
+    assert run_json(tmp_path / "out/server", ENUM_EXTENDED_SCRIPT) == [
+        200,
+        "or",
+        True,
+        False,
+        False,
+    ]

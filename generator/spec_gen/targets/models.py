@@ -73,6 +73,8 @@ def models_document(api: Api) -> dict[str, Any]:
         api.schemas,
         _hoisted_names(api),
     )
+    enums = frozenset(name for name, schema in schemas.items() if _plain_enum(schema))
+    schemas = {name: _enum_extended(schema, enums) for name, schema in schemas.items()}
     schemas = {name: _enum_alias(schema, schemas) for name, schema in schemas.items()}
     return {
         "openapi": "3.1.0",
@@ -85,6 +87,60 @@ def models_document(api: Api) -> dict[str, Any]:
 
 
 _OWN_SHAPE = ("type", "$ref", "properties", "items", "allOf", "oneOf", "anyOf")
+
+
+def _plain_enum(schema: Any) -> bool:
+    """An enum of values that are not objects: datamodel-code-generator writes an Enum."""
+    return (
+        isinstance(schema, dict)
+        and isinstance(schema.get("enum"), list)
+        and schema.get("type") != "object"
+        and "properties" not in schema
+    )
+
+
+def _enum_extended(node: Any, enums: frozenset[str]) -> Any:
+    """A schema that extends an enum through `allOf` with object keywords of its own
+    (`allOf: [{$ref: Operator}], properties: {note: ...}`): its values are the enum's, which
+    are not objects, so the object keywords apply to none of them (a `type: object` beside
+    them leaves no value at all). datamodel-code-generator wrote `class Extended(Operator)`
+    with fields, and Python refuses to extend an Enum: the models did not import. Read as
+    the enum; the object keywords (here and in inline allOf members) are left out."""
+    if isinstance(node, list):
+        return [_enum_extended(v, enums) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {
+        key: _enum_extended(value, enums)
+        if key not in _DATA and not str(key).startswith("x-")
+        else value
+        for key, value in node.items()
+    }
+    members = out.get("allOf")
+    if not (isinstance(members, list) and any(_enum_member(m, enums) for m in members)):
+        return out
+    object_keywords = _KEYWORDS_OF_TYPE["object"]
+    if not any(k in out for k in object_keywords) and not any(
+        isinstance(m, dict) and "$ref" not in m and any(k in m for k in object_keywords)
+        for m in members
+    ):
+        return out
+    out = {k: v for k, v in out.items() if k not in object_keywords}
+    if out.get("type") == "object":
+        del out["type"]
+    kept = [
+        {k: v for k, v in m.items() if k not in object_keywords or "$ref" in m}
+        if isinstance(m, dict)
+        else m
+        for m in members
+    ]
+    out["allOf"] = [m for m in kept if m != {} and m != {"type": "object"}]
+    return out
+
+
+def _enum_member(member: Any, enums: frozenset[str]) -> bool:
+    ref = member.get("$ref") if isinstance(member, dict) else None
+    return isinstance(ref, str) and ref.startswith(SCHEMA_REF) and ref[len(SCHEMA_REF) :] in enums
 
 
 def _enum_alias(schema: Any, schemas: dict[str, Any]) -> Any:
