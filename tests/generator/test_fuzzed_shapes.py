@@ -12,7 +12,8 @@ than 0 or 1 is a bug). Each was an internal error (exit 2):
   list of a discriminated union of objects) was taken as fitting: the generated server
   refused it at import. The check now follows 32 steps (within a budget of 2,000 schemas);
 - an enum extended through `allOf` with properties of its own: a subclass of the Enum with
-  fields, which Python refuses; read as the enum (the properties apply to no enum value).
+  fields, which Python refuses; read as the enum (the properties apply to no enum value);
+- (mypy refused) an untyped parameter whose default is a list: now an array of strings.
 
 And one the type checker refused (exit 1 under `--typecheck`): a type list with constraints
 of one of its types (`type: [integer, string], pattern: ...`) became `int | constr(...)`;
@@ -327,4 +328,54 @@ def test_an_enum_extended_with_properties_is_the_enum(tmp_path: Path) -> None:
         True,
         False,
         False,
+    ]
+
+
+LIST_DEFAULT = """openapi: 3.1.0
+info: {title: T, version: '1'}
+paths:
+  /search:
+    get:
+      operationId: search
+      parameters:
+        - {name: labels, in: query, schema: {default: [red, blue]}}
+        - {name: sizes, in: query, schema: {default: [1, 2]}}
+      responses:
+        '200':
+          description: what was read
+          content:
+            application/json:
+              schema: {type: array, items: {type: string}}
+"""
+
+LIST_DEFAULT_SCRIPT = r"""
+import json
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+import api_server
+
+class Impl:
+    async def search(self, ctx, labels=None, sizes=None):
+        return [*labels, "|", *(sizes or [])]
+
+async def ctx(): return None
+app = FastAPI()
+app.include_router(api_server.create_api_router(context=lambda op: ctx, default=Impl()))
+c = TestClient(app)
+print(json.dumps([c.get("/search").json(), c.get("/search?labels=a&labels=b&sizes=3").json()]))
+"""
+
+
+def test_an_untyped_parameter_with_a_list_default_is_an_array(tmp_path: Path) -> None:
+    """`{default: [red, blue]}` and no type: read as a string, `labels: str = ["red",
+    "blue"]`, which mypy --strict refused. An array of strings now (each value arrives as a
+    string; a default of numbers does not fit it and is left out)."""
+    write(tmp_path / "openapi.yaml", LIST_DEFAULT)
+    code, output = run_in(
+        tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", "--typecheck"
+    )
+    assert code == 0, output
+    assert run_json(tmp_path / "out/server", LIST_DEFAULT_SCRIPT) == [
+        ["red", "blue", "|"],
+        ["a", "b", "|", "3"],
     ]

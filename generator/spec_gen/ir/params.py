@@ -60,10 +60,17 @@ def python_pattern(schema: dict[str, Any], annotation: str = "str") -> str | Non
     return readable[0] if readable and readable[1] == "python-re" else None
 
 
+def list_by_default(schema: dict[str, Any]) -> bool:
+    """No type, nothing but a list as its default (`{default: [red, blue]}`): an array
+    (read as a string, the router's default failed mypy --strict)."""
+    shaping = ("type", "items", "$ref", "enum", "const", "oneOf", "anyOf", "allOf", "properties")
+    return isinstance(schema.get("default"), list) and not any(k in schema for k in shaping)
+
+
 def shape(schema: dict[str, Any]) -> str:
     types = schema.get("type")
     kinds = types if isinstance(types, list) else [types]
-    if "array" in kinds or "items" in schema:
+    if "array" in kinds or "items" in schema or list_by_default(schema):
         return "array"
     if "object" in kinds or "properties" in schema:
         return "object"
@@ -98,6 +105,8 @@ def fits(value: Any, schema: dict[str, Any]) -> bool:
         return False
     types = schema.get("type")
     kinds = set(types if isinstance(types, list) else [types] if types else [])
+    if not kinds and list_by_default(schema):
+        kinds = {"array"}
     if not kinds:
         return True
     checks = {

@@ -107,6 +107,8 @@ class Parts:
         concrete = [t for t in type_list if t != "null"]
         if "const" in schema and not concrete:
             concrete = [_JSON_KINDS.get(type(schema["const"]), "")]
+        elif not concrete and params_mod.list_by_default(schema):
+            concrete = ["array"]
         elif not concrete and type(schema.get("default")) in _JSON_KINDS:
             # no type but a scalar default (`{default: 1, minimum: 1}`): the default's type
             # (read as a str, `page: str = 1` failed mypy --strict and dropped the bounds)
