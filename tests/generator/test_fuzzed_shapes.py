@@ -13,7 +13,9 @@ than 0 or 1 is a bug). Each was an internal error (exit 2):
   refused it at import. The check now follows 32 steps (within a budget of 2,000 schemas);
 - an enum extended through `allOf` with properties of its own: a subclass of the Enum with
   fields, which Python refuses; read as the enum (the properties apply to no enum value);
-- (mypy refused) an untyped parameter whose default is a list: now an array of strings.
+- (mypy refused) an untyped parameter whose default is a list: now an array of strings;
+- a property named `Field` beside one that needs an alias: datamodel-code-generator
+  imported `Field as Field_aliased` and still called `Field(...)` in another class.
 
 And one the type checker refused (exit 1 under `--typecheck`): a type list with constraints
 of one of its types (`type: [integer, string], pattern: ...`) became `int | constr(...)`;
@@ -379,3 +381,44 @@ def test_an_untyped_parameter_with_a_list_default_is_an_array(tmp_path: Path) ->
         ["red", "blue", "|"],
         ["a", "b", "|", "3"],
     ]
+
+
+FIELD_PROPERTY = """openapi: 3.1.0
+info: {title: T, version: '1'}
+paths: {}
+components:
+  schemas:
+    Count: {type: integer, minimum: 0}
+    State:
+      type: object
+      properties:
+        x-total: {type: integer}
+        Field: {type: string}
+"""
+
+FIELD_SCRIPT = r"""
+import json
+from api_server.models import Count, State
+
+def valid(model, value):
+    try:
+        model.model_validate(value)
+        return True
+    except Exception:
+        return False
+
+state = State.model_validate({"x-total": 3, "Field": "f"})
+print(json.dumps([valid(Count, 1), valid(Count, -1), state.x_total, state.Field]))
+"""
+
+
+def test_a_property_named_field_leaves_constraints_elsewhere_defined(tmp_path: Path) -> None:
+    """A property named `Field` (with one that needs an alias): datamodel-code-generator
+    imported `Field as Field_aliased` but wrote `Field(ge=0)` in another class, which was
+    never complete (NameError when first used)."""
+    write(tmp_path / "openapi.yaml", FIELD_PROPERTY)
+    code, output = run_in(
+        tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", "--typecheck"
+    )
+    assert code == 0, output
+    assert run_json(tmp_path / "out/server", FIELD_SCRIPT) == [True, False, 3, "f"]

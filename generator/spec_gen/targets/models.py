@@ -871,7 +871,21 @@ def post_processed(source: str) -> tuple[str, int]:
         return source, 0
     typed = _typed_default_edits(tree)
     edits = typed + (_base_conflict_edits(source, tree) if _MANY_BASES.search(source) else [])
-    return _with_field_import(_edited(source, edits), tree, bool(typed)), build_depth_of(tree)
+    needed = bool(typed) or (_FIELD_ALIASED in source and _calls_field(tree))
+    return _with_field_import(_edited(source, edits), tree, needed), build_depth_of(tree)
+
+
+# datamodel-code-generator imports pydantic's Field under another name when a property is
+# named `Field`, but still calls it `Field(...)` in a RootModel's `root` (NameError: the
+# class was never complete; met by the mutation fuzzer)
+_FIELD_ALIASED = "Field as Field_aliased"
+
+
+def _calls_field(tree: ast.Module) -> bool:
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Field"
+        for node in ast.walk(tree)
+    )
 
 
 def _edited(source: str, edits: list[_Edit]) -> str:
