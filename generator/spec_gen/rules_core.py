@@ -328,10 +328,9 @@ def python_names(document: dict[str, Any]) -> list[RawFinding]:
     return out
 
 
-def ignored_headers(document: dict[str, Any]) -> list[RawFinding]:
-    """Each header parameter OpenAPI says to ignore (the IR leaves it out), at the place it
-    is listed; a client that must still send one sets it in its default headers."""
-    out = []
+def _listed_parameters(document: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """(pointer of the list entry, the parameter with its `$ref` followed) for each parameter
+    a path item or an operation lists."""
     for here, item in path_items(document):
         holders = [(here, item)] + [
             (join_pointer(here, method), item[method])
@@ -341,18 +340,25 @@ def ignored_headers(document: dict[str, Any]) -> list[RawFinding]:
         for at, holder in holders:
             parameters = holder.get("parameters")
             for index, parameter in enumerate(parameters if isinstance(parameters, list) else []):
-                parameter = deref(document, parameter)
-                if ignored_header(parameter):
-                    name = str(parameter["name"])
-                    carried = IGNORED_HEADERS[name.lower()]
-                    out.append(
-                        RawFinding(
-                            join_pointer(at, "parameters", index),
-                            "ignored-header",
-                            f"header parameter {name!r} is ignored, as OpenAPI says: {carried} "
-                            "carry it (a client can still send it in its default headers)",
-                        )
-                    )
+                yield join_pointer(at, "parameters", index), deref(document, parameter)
+
+
+def ignored_headers(document: dict[str, Any]) -> list[RawFinding]:
+    """Each header parameter OpenAPI says to ignore (the IR leaves it out), at the place it
+    is listed; a client that must still send one sets it in its default headers."""
+    out = []
+    for at, parameter in _listed_parameters(document):
+        if ignored_header(parameter):
+            name = str(parameter["name"])
+            carried = IGNORED_HEADERS[name.lower()]
+            out.append(
+                RawFinding(
+                    at,
+                    "ignored-header",
+                    f"header parameter {name!r} is ignored, as OpenAPI says: {carried} "
+                    "carry it (a client can still send it in its default headers)",
+                )
+            )
     return out
 
 
@@ -361,31 +367,20 @@ def nested_parameter_arrays(document: dict[str, Any]) -> list[RawFinding]:
     defines no way to write one in a path, query, header or cookie (FastAPI refused the
     route); each item is read as a string (`?pairs=1,2&pairs=3,4`: `["1,2", "3,4"]`)."""
     out = []
-    for here, item in path_items(document):
-        holders = [(here, item)] + [
-            (join_pointer(here, method), item[method])
-            for method in METHODS
-            if isinstance(item.get(method), dict)
-        ]
-        for at, holder in holders:
-            parameters = holder.get("parameters")
-            for index, parameter in enumerate(parameters if isinstance(parameters, list) else []):
-                parameter = deref(document, parameter)
-                schema = (
-                    deref(document, parameter.get("schema"))
-                    if isinstance(parameter, dict)
-                    else None
+    for at, parameter in _listed_parameters(document):
+        if not isinstance(parameter, dict):
+            continue
+        schema = deref(document, parameter.get("schema"))
+        items = deref(document, schema.get("items")) if isinstance(schema, dict) else None
+        if isinstance(items, dict) and _is_array(items):
+            out.append(
+                RawFinding(
+                    at,
+                    "parameter-repair",
+                    f"parameter {str(parameter.get('name'))!r} is an array of arrays, "
+                    "which OpenAPI gives no way to write: each item read as a string",
                 )
-                items = deref(document, schema.get("items")) if isinstance(schema, dict) else None
-                if isinstance(items, dict) and _is_array(items):
-                    out.append(
-                        RawFinding(
-                            join_pointer(at, "parameters", index),
-                            "parameter-repair",
-                            f"parameter {str(parameter.get('name'))!r} is an array of arrays, "
-                            "which OpenAPI gives no way to write: each item read as a string",
-                        )
-                    )
+            )
     return out
 
 

@@ -28,6 +28,18 @@ from pathlib import Path
 
 from spec_helpers import line_of, run_in, run_json, write
 
+
+def served(impl: str, calls: str) -> str:
+    """A script that mounts the generated routers on `impl` (the source of a class `Impl`,
+    after what it imports) and runs `calls` (which print their JSON)."""
+    return (
+        "import json\nfrom fastapi import FastAPI\nfrom fastapi.testclient import TestClient\n"
+        f"import api_server\n{impl}async def ctx(): return None\napp = FastAPI()\n"
+        "app.include_router(api_server.create_api_router(context=lambda op: ctx, "
+        f"default=Impl()))\n{calls}"
+    )
+
+
 ENUM_ALLOF = """openapi: 3.1.0
 info: {title: T, version: '1'}
 paths:
@@ -56,21 +68,15 @@ components:
         - $ref: '#/components/schemas/Level'
 """
 
-ENUM_SCRIPT = r"""
-import json
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
-import api_server
-from api_server.models import GetLevelResponse, Level, LevelAlias
+ENUM_SCRIPT = served(
+    r"""from api_server.models import GetLevelResponse, Level, LevelAlias
 
 class Impl:
     async def get_level(self, ctx):
         return GetLevelResponse(Level("high"))
 
-async def ctx(): return None
-app = FastAPI()
-app.include_router(api_server.create_api_router(context=lambda op: ctx, default=Impl()))
-answer = TestClient(app).get("/level")
+""",
+    r"""answer = TestClient(app).get("/level")
 def refused(value):
     try:
         LevelAlias.model_validate(value)
@@ -78,7 +84,8 @@ def refused(value):
     except Exception:
         return True
 print(json.dumps([answer.status_code, answer.json(), refused("medium"), refused("low")]))
-"""
+""",
+)
 
 
 def test_an_answer_that_is_an_allof_of_one_enum_builds(tmp_path: Path) -> None:
@@ -115,22 +122,17 @@ components:
     Row: {type: array, items: {type: number}}
 """
 
-NESTED_SCRIPT = r"""
-import json
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
-import api_server
-
+NESTED_SCRIPT = served(
+    r"""
 class Impl:
     async def list_pairs(self, ctx, pairs=None, x_grid=None):
         return [*(pairs or []), "|", *(x_grid or [])]
 
-async def ctx(): return None
-app = FastAPI()
-app.include_router(api_server.create_api_router(context=lambda op: ctx, default=Impl()))
-answer = TestClient(app).get("/pairs?pairs=1,2&pairs=3,4", headers={"X-Grid": "5,6"})
+""",
+    r"""answer = TestClient(app).get("/pairs?pairs=1,2&pairs=3,4", headers={"X-Grid": "5,6"})
 print(json.dumps([answer.status_code, answer.json()]))
-"""
+""",
+)
 
 
 def test_a_parameter_array_of_arrays_is_read_as_strings(tmp_path: Path) -> None:
@@ -176,12 +178,8 @@ components:
         label: {type: [integer, string, 'null'], maxLength: 3, format: int64}
 """
 
-TYPE_LIST_SCRIPT = r"""
-import json
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
-import api_server
-from api_server.models import Node
+TYPE_LIST_SCRIPT = served(
+    r"""from api_server.models import Node
 
 class Impl:
     async def find_nodes(self, ctx, code=None):
@@ -189,10 +187,8 @@ class Impl:
             code = code.root
         return Node(label=code)
 
-async def ctx(): return None
-app = FastAPI()
-app.include_router(api_server.create_api_router(context=lambda op: ctx, default=Impl()))
-c = TestClient(app)
+""",
+    r"""c = TestClient(app)
 def valid(label):
     try:
         Node(label=label)
@@ -203,7 +199,8 @@ out = [[r.status_code, r.json().get("label") if r.status_code == 200 else None]
        for r in (c.get("/nodes?code=7"), c.get("/nodes?code=ABC"), c.get("/nodes?code=ab"),
                  c.get("/nodes?code=0"))]
 print(json.dumps([out, [valid(12345), valid("abc"), valid("abcd"), valid(None)]]))
-"""
+""",
+)
 
 
 def test_a_type_list_with_constraints_of_one_type_type_checks(tmp_path: Path) -> None:
@@ -289,21 +286,15 @@ components:
       properties: {note: {type: string}}
 """
 
-ENUM_EXTENDED_SCRIPT = r"""
-import json
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
-import api_server
-from api_server.models import Extended
+ENUM_EXTENDED_SCRIPT = served(
+    r"""from api_server.models import Extended
 
 class Impl:
     async def search(self, ctx, op=None):
         return Extended.model_validate("or")
 
-async def ctx(): return None
-app = FastAPI()
-app.include_router(api_server.create_api_router(context=lambda op: ctx, default=Impl()))
-def valid(value):
+""",
+    r"""def valid(value):
     try:
         Extended.model_validate(value)
         return True
@@ -311,7 +302,8 @@ def valid(value):
         return False
 answer = TestClient(app).get("/search")
 print(json.dumps([answer.status_code, answer.json(), valid("and"), valid("xor"), valid({})]))
-"""
+""",
+)
 
 
 def test_an_enum_extended_with_properties_is_the_enum(tmp_path: Path) -> None:
@@ -350,22 +342,17 @@ paths:
               schema: {type: array, items: {type: string}}
 """
 
-LIST_DEFAULT_SCRIPT = r"""
-import json
-from fastapi import FastAPI
-from fastapi.testclient import TestClient
-import api_server
-
+LIST_DEFAULT_SCRIPT = served(
+    r"""
 class Impl:
     async def search(self, ctx, labels=None, sizes=None):
         return [*labels, "|", *(sizes or [])]
 
-async def ctx(): return None
-app = FastAPI()
-app.include_router(api_server.create_api_router(context=lambda op: ctx, default=Impl()))
-c = TestClient(app)
+""",
+    r"""c = TestClient(app)
 print(json.dumps([c.get("/search").json(), c.get("/search?labels=a&labels=b&sizes=3").json()]))
-"""
+""",
+)
 
 
 def test_an_untyped_parameter_with_a_list_default_is_an_array(tmp_path: Path) -> None:

@@ -59,14 +59,17 @@ def test_an_empty_map_of_schemas_or_examples_is_read_as_absent(tmp_path: Path) -
     assert "total: int | None = None" in models, models
 
 
+def _lines_warned(output: str, rule: str) -> list[int]:
+    """The source lines of the findings of `rule`, in order."""
+    return sorted(int(line.split(":")[1]) for line in output.splitlines() if f"[{rule}]" in line)
+
+
 def test_an_empty_any_of_is_dropped_with_a_warning(tmp_path: Path) -> None:
     code, output = _build(tmp_path, "empty_any_of.yaml", "--typecheck")
     assert code == 0, output
     assert "Success: no issues found" in output
     text = (FIXTURES / "empty_any_of.yaml").read_text()
-    warned = sorted(
-        int(line.split(":")[1]) for line in output.splitlines() if "[schema-repair]" in line
-    )
+    warned = _lines_warned(output, "schema-repair")
     assert warned == [line_of(text, "anyOf: []"), line_of(text, "allOf: []")], output
     models = (tmp_path / "out/server/api_server/models.py").read_text()
     assert "paginate: Any | None = None" in models, models
@@ -81,9 +84,7 @@ def test_content_keys_that_are_no_media_type(tmp_path: Path) -> None:
     assert code == 0, output
     assert "Success: no issues found" in output
     text = (FIXTURES / "content_keys.yaml").read_text()
-    warned = sorted(
-        int(line.split(":")[1]) for line in output.splitlines() if "[document-repair]" in line
-    )
+    warned = _lines_warned(output, "document-repair")
     assert warned == [line_of(text, "examples: {}"), line_of(text, "api-version=2.0:")], output
     router = (tmp_path / "out/server/api_server/routers/default.py").read_text()
     assert "body: Annotated[TokenRequest, Body()]" in router, router
