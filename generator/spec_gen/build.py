@@ -251,6 +251,7 @@ def _render(
     from .targets.model_depth import needs_headroom, recursion_headroom
     from .targets.models import (
         ModelsRefused,
+        any_classes,
         enum_class_names,
         generate_models,
         model_names,
@@ -319,11 +320,13 @@ def _render(
                 raise ModelsRefused(where, refused.reason) from None
         located = [(_class_pointer(api.schema_pointers, note), note) for note in notes]
         missing = sorted(known - model_names(models_source))
-        if missing:
-            shown = ", ".join(missing[:10]) + (
-                f" and {len(missing) - 10} more" if len(missing) > 10 else ""
-            )
-            raise RuntimeError(f"datamodel-code-generator produced no class for: {shown}")
+        if missing:  # a schema it wrote nothing for: any value, a `models` warning at it
+            models_source = any_classes(models_source, missing)
+            unwritten = "datamodel-code-generator wrote no class for this schema ({}): any value"
+            located += [
+                (api.schema_pointers.get(name, "/components/schemas"), unwritten.format(name))
+                for name in missing
+            ]
     written_enums = enum_class_names(models_source) & known
     if written_enums != api.enum_classes:
         # a class datamodel-code-generator wrote as an enum the schemas did not say is one (an

@@ -15,7 +15,9 @@ than 0 or 1 is a bug). Each was an internal error (exit 2):
   fields, which Python refuses; read as the enum (the properties apply to no enum value);
 - (mypy refused) an untyped parameter whose default is a list: now an array of strings;
 - a property named `Field` beside one that needs an alias: datamodel-code-generator
-  imported `Field as Field_aliased` and still called `Field(...)` in another class.
+  imported `Field as Field_aliased` and still called `Field(...)` in another class;
+- any schema datamodel-code-generator writes no class for (the build stopped with an
+  internal error): now `RootModel[Any]`, with a `models` warning at the schema.
 
 And one the type checker refused (exit 1 under `--typecheck`): a type list with constraints
 of one of its types (`type: [integer, string], pattern: ...`) became `int | constr(...)`;
@@ -409,3 +411,45 @@ def test_a_property_named_field_leaves_constraints_elsewhere_defined(tmp_path: P
     )
     assert code == 0, output
     assert run_json(tmp_path / "out/server", FIELD_SCRIPT) == [True, False, 3, "f"]
+
+
+NO_CLASS = """openapi: 3.0.3
+info: {title: T, version: '1'}
+paths:
+  /keys/{kid}:
+    get:
+      parameters:
+        - {name: kid, in: path, required: true, schema: {type: string}}
+      responses:
+        '200':
+          description: the key
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/SigningKey', enum: []}
+components:
+  schemas:
+    SigningKey:
+      oneOf:
+        - {}
+        - $ref: '#/components/schemas/RsaKey'
+    RsaKey:
+      allOf:
+        - $ref: '#/components/schemas/SigningKey'
+"""
+
+
+def test_a_schema_the_models_tool_writes_no_class_for_is_any_value(tmp_path: Path) -> None:
+    """datamodel-code-generator wrote no class for an answer's schema (a `$ref` to a
+    recursive union with an empty `enum` beside it): the build stopped with an internal
+    error. Any schema it writes nothing for is now `RootModel[Any]` with a `models` warning
+    at the schema, and the build goes on."""
+    write(tmp_path / "openapi.yaml", NO_CLASS)
+    code, output = run_in(
+        tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", "--typecheck"
+    )
+    assert code == 0, output
+    (warning,) = [line for line in output.splitlines() if "wrote no class" in line]
+    assert warning.startswith(f"openapi.yaml:{line_of(NO_CLASS, 'enum: []')}:"), warning
+    assert "warning [models]" in warning and "any value" in warning
+    models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
+    assert "(RootModel[Any]):\n    root: Any\n" in models

@@ -1154,6 +1154,21 @@ def bare_generics_typed(source: str) -> str:
     return out
 
 
+def any_classes(source: str, names: list[str]) -> str:
+    """`source` with a `RootModel[Any]` class for each of `names`: schemas datamodel-code-
+    generator wrote no class for (a contradiction such as an object `$ref` with boolean
+    `enum` values beside it). The build goes on with them as any value, each a `models`
+    warning, rather than stopping on an internal error."""
+    imports = "from typing import Any\n\nfrom pydantic import RootModel\n"
+    future = "from __future__ import annotations\n"
+    if future in source:
+        source = source.replace(future, future + "\n" + imports, 1)
+    else:
+        source = imports + source
+    classes = "".join(f"\n\nclass {name}(RootModel[Any]):\n    root: Any\n" for name in names)
+    return source.rstrip("\n") + "\n" + classes
+
+
 def model_names(source: str) -> set[str]:
     return set(re.findall(r"^class (\w+)\(", source, re.MULTILINE))
 
