@@ -453,3 +453,63 @@ def test_a_schema_the_models_tool_writes_no_class_for_is_any_value(tmp_path: Pat
     assert "warning [models]" in warning and "any value" in warning
     models = (tmp_path / "out/server/api_server/models.py").read_text(encoding="utf-8")
     assert "(RootModel[Any]):\n    root: Any\n" in models
+
+
+FALSE_REFS = """openapi: 3.1.0
+info: {title: T, version: '1'}
+paths:
+  /a/{id}:
+    post:
+      operationId: post_a
+      parameters:
+        - {name: id, in: path, required: true, schema: {$ref: '#/components/schemas/Nothing'}}
+        - {name: q, in: query, schema: {type: array, items: {$ref: '#/components/schemas/Nothing'}}}
+      requestBody:
+        content:
+          multipart/form-data:
+            schema: {$ref: '#/components/schemas/Nothing'}
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json: {schema: {$ref: '#/components/schemas/Nothing'}}
+webhooks:
+  ping:
+    post:
+      requestBody:
+        content:
+          application/x-www-form-urlencoded:
+            schema: {$ref: '#/components/schemas/Nothing'}
+      responses:
+        '200': {description: ok}
+  level:
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema: {enum: [first, second]}
+      responses:
+        '200': {description: ok}
+components:
+  schemas:
+    Nothing: false
+"""
+
+
+def test_refs_to_a_false_schema_and_an_enum_webhook_payload(tmp_path: Path) -> None:
+    """A form body `$ref` to a `false` schema: `'bool' object has no attribute 'get'`
+    (internal error); every `$ref` to a boolean schema now reads as a schema with no
+    keywords. A webhook whose payload is an enum: the client's `construct_event` called
+    `model_validate_json` on the enum (mypy refused); it parses with a TypeAdapter. With a
+    text or form payload first, it imported `str` from the models (an ImportError at the
+    first delivery, which mypy and the import probe did not see)."""
+    write(tmp_path / "openapi.yaml", FALSE_REFS)
+    code, output = run_in(
+        tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", "--typecheck"
+    )
+    assert code == 0, output
+    script = (
+        "import json\nfrom api_client.webhooks import construct_event\n"
+        "print(json.dumps(construct_event(b'\"second\"').value))\n"
+    )
+    assert run_json(tmp_path / "out/client", script) == "second"

@@ -55,6 +55,8 @@ class Parts:
                 return {}
             node = resolve_pointer(self.doc, ref[1:])
             seen += 1
+            if isinstance(node, bool):  # a `$ref` to a boolean schema: no keywords to read
+                return {}
         return node if node is not None else {}
 
     # -- types -----------------------------------------------------------------

@@ -357,7 +357,9 @@ def render_client(
     _, roots = namespaces(api, views, known)
     envs = environments(api)
     modes, default_mode = key_modes(api)
-    webhook = next((w for w in api.webhooks if w.body is not None), None)
+    # the first webhook whose payload is a model class (a text or form payload is none: its
+    # `str` was imported from the models, an ImportError when a delivery came)
+    webhook = next((w for w in api.webhooks if w.body is not None and w.body.model in known), None)
     ctx: dict[str, Any] = {
         **target.context(api),
         "status_errors": status_errors(api),
@@ -418,7 +420,11 @@ def render_client(
             root_stream=any(v.stream_method for v in root_views),
         )
     if webhook is not None:
-        files[f"{pkg}/webhooks.py"] = target.render("client/webhooks.py.j2", **ctx)
+        files[f"{pkg}/webhooks.py"] = target.render(
+            "client/webhooks.py.j2",
+            **ctx,
+            enum_payload=webhook.body is not None and webhook.body.model in api.enum_classes,
+        )
         if webhook.body is not None and webhook.body.model in known:
             uses.setdefault("<webhooks>", set()).add(webhook.body.model)
     return files, uses
