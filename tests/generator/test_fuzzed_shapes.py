@@ -26,6 +26,8 @@ it is now an `anyOf` of one member per type, each with its own type's keywords.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from spec_helpers import line_of, run_in, run_json, write
@@ -513,3 +515,25 @@ def test_refs_to_a_false_schema_and_an_enum_webhook_payload(tmp_path: Path) -> N
         "print(json.dumps(construct_event(b'\"second\"').value))\n"
     )
     assert run_json(tmp_path / "out/client", script) == "second"
+
+
+def test_the_type_checker_refuses_a_model_name_the_client_does_not_have(tmp_path: Path) -> None:
+    """The client's `models` package answers names lazily (PEP 562 `__getattr__`), which
+    mypy read as "any name exists": `from .models import str` passed --strict and failed at
+    the first webhook delivery. The type checker now sees only the real classes."""
+    write(tmp_path / "openapi.yaml", ENUM_ALLOF)
+    code, output = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out")
+    assert code == 0, output
+    package = tmp_path / "out/client/api_client"
+    (package / "uses_models.py").write_text(
+        "from .models import Level, NoSuchModel\n\nx: Level | NoSuchModel | None = None\n",
+        encoding="utf-8",
+    )
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(package)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    errors = [line for line in checked.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and 'has no attribute "NoSuchModel"' in errors[0], checked.stdout

@@ -20,13 +20,15 @@ _HOMES: dict[str, str] = {
 __all__ = sorted(_HOMES)
 
 
-def __getattr__(name: str) -> Any:
-    module = _HOMES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # the type checker reads the imports above, and no other name
+
+    def __getattr__(name: str) -> Any:
+        module = _HOMES.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:
