@@ -518,15 +518,17 @@ def test_refs_to_a_false_schema_and_an_enum_webhook_payload(tmp_path: Path) -> N
 
 
 def test_the_type_checker_refuses_a_model_name_the_client_does_not_have(tmp_path: Path) -> None:
-    """The client's `models` package answers names lazily (PEP 562 `__getattr__`), which
-    mypy read as "any name exists": `from .models import str` passed --strict and failed at
-    the first webhook delivery. The type checker now sees only the real classes."""
+    """The client's `models` package (and the package itself) answers names lazily (PEP 562
+    `__getattr__`), which mypy read as "any name exists": `from .models import str` passed
+    --strict and failed at the first webhook delivery. The type checker now sees only the
+    real names."""
     write(tmp_path / "openapi.yaml", ENUM_ALLOF)
     code, output = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out")
     assert code == 0, output
     package = tmp_path / "out/client/api_client"
     (package / "uses_models.py").write_text(
-        "from .models import Level, NoSuchModel\n\nx: Level | NoSuchModel | None = None\n",
+        "from . import Client, NoSuchName\nfrom .models import Level, NoSuchModel\n\n"
+        "x: Level | NoSuchModel | None = None\ny: Client | NoSuchName | None = None\n",
         encoding="utf-8",
     )
     checked = subprocess.run(
@@ -536,4 +538,6 @@ def test_the_type_checker_refuses_a_model_name_the_client_does_not_have(tmp_path
         check=False,
     )
     errors = [line for line in checked.stdout.splitlines() if ": error:" in line]
-    assert len(errors) == 1 and 'has no attribute "NoSuchModel"' in errors[0], checked.stdout
+    assert len(errors) == 2, checked.stdout
+    assert 'has no attribute "NoSuchName"' in errors[0], checked.stdout
+    assert 'has no attribute "NoSuchModel"' in errors[1], checked.stdout

@@ -66,15 +66,17 @@ _SUBMODULES = ("models", "errors", "base", "pagination", "client")
 __all__ = sorted([*_LAZY, "models"])
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f".{name}", __name__)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # the type checker reads the imports above, and no other name
+
+    def __getattr__(name: str) -> Any:
+        if name in _LAZY:
+            value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        elif name in _SUBMODULES:
+            value = importlib.import_module(f".{name}", __name__)
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:
