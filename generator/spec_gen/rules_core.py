@@ -17,6 +17,7 @@ from .pointer import join_pointer, resolve_pointer
 from .walk import (
     IGNORED_HEADERS,
     METHODS,
+    SCHEMA_MAPS,
     ignored_header,
     is_32,
     operations,
@@ -472,13 +473,12 @@ _UNCHECKED = {
 # applicators whose subschemas are not applied at all: nothing inside them is reported again
 _NOT_APPLIED = frozenset({"not", "if", "then", "else", "contains", "dependentSchemas",
                           "unevaluatedItems", "unevaluatedProperties"})  # fmt: skip
-_NAMED = frozenset({"properties", "patternProperties", "$defs", "definitions"})
 
 
 def _inside_unchecked(here: str) -> bool:
     parts = here.split("/")
     return any(
-        part in _NOT_APPLIED and parts[index - 1] not in _NAMED
+        part in _NOT_APPLIED and parts[index - 1] not in SCHEMA_MAPS  # not a member's name
         for index, part in enumerate(parts)
         if index
     )

@@ -22,7 +22,7 @@ from .pointer import join_pointer
 from .profiles import Ruleset, ruleset
 from .rules_core import CORE_CHECKS
 from .rules_house import house_findings
-from .walk import is_32, schema_roots, typed_nodes
+from .walk import METHODS, is_32, schema_roots, typed_nodes
 
 __all__ = [
     "Finding",
@@ -51,7 +51,7 @@ def _message(error: Any) -> tuple[list[Any], str]:
 # `Page«User»`, `Mixed Enum` (generated from generic or display names); its $refs work
 COMPONENT_NAME = re.compile(r'^("(?:[^"\\]|\\.)*") does not match "\^\[a-zA-Z0-9\._-\]\+\$"$')
 # an operation's Responses Object (its keys are status codes, ranges and `default`)
-RESPONSES = re.compile(r"/(?:get|put|post|delete|options|head|patch|trace|query)/responses$")
+RESPONSES = re.compile(rf"/(?:{'|'.join((*METHODS, 'query'))})/responses$")  # 3.2: QUERY
 # a parameter's location Swagger 2.0 had and OpenAPI 3 writes as a request body
 SWAGGER_IN = re.compile(r"""^["'](body|formData)["'] is not one of """)
 STRAY = re.compile(

@@ -419,14 +419,11 @@ def render_client(
             ),
             root_stream=any(v.stream_method for v in root_views),
         )
-    if webhook is not None:
+    if webhook is not None and webhook.body is not None:  # its payload a model class (above)
         files[f"{pkg}/webhooks.py"] = target.render(
-            "client/webhooks.py.j2",
-            **ctx,
-            enum_payload=webhook.body is not None and webhook.body.model in api.enum_classes,
+            "client/webhooks.py.j2", **ctx, enum_payload=webhook.body.model in api.enum_classes
         )
-        if webhook.body is not None and webhook.body.model in known:
-            uses.setdefault("<webhooks>", set()).add(webhook.body.model)
+        uses.setdefault("<webhooks>", set()).add(webhook.body.model)
     return files, uses
 
 

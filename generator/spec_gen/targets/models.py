@@ -16,7 +16,7 @@ from ..ir.schemas import SCHEMA_REF, deep_refs_followed
 from ..memory import collector_paused
 from ..pointer import unescape_pointer_token
 from ..timings import stage
-from ..walk import prefix_members, structured_enum
+from ..walk import ARRAY_KEYWORDS, OBJECT_KEYWORDS, prefix_members, structured_enum
 
 OPTIONS: dict[str, Any] = {
     "disable_timestamp": True,
@@ -119,17 +119,16 @@ def _enum_extended(node: Any, enums: frozenset[str]) -> Any:
     members = out.get("allOf")
     if not (isinstance(members, list) and any(_enum_member(m, enums) for m in members)):
         return out
-    object_keywords = _KEYWORDS_OF_TYPE["object"]
-    if not any(k in out for k in object_keywords) and not any(
-        isinstance(m, dict) and "$ref" not in m and any(k in m for k in object_keywords)
+    if not any(k in out for k in OBJECT_KEYWORDS) and not any(
+        isinstance(m, dict) and "$ref" not in m and any(k in m for k in OBJECT_KEYWORDS)
         for m in members
     ):
         return out
-    out = {k: v for k, v in out.items() if k not in object_keywords}
+    out = {k: v for k, v in out.items() if k not in OBJECT_KEYWORDS}
     if out.get("type") == "object":
         del out["type"]
     kept = [
-        {k: v for k, v in m.items() if k not in object_keywords or "$ref" in m}
+        {k: v for k, v in m.items() if k not in OBJECT_KEYWORDS or "$ref" in m}
         if isinstance(m, dict)
         else m
         for m in members
@@ -389,18 +388,19 @@ def model_ready(
 
 
 # keywords that apply to one type only, each member of a split type list takes its own
+_STRING_BOUNDS = ("minLength", "maxLength", "pattern")
+_NUMBER_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 _KEYWORDS_OF_TYPE = {
-    "string": ("minLength", "maxLength", "pattern", "contentEncoding", "contentMediaType"),
-    "integer": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
-    "number": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
-    "array": ("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"),
-    "object": ("properties", "additionalProperties", "patternProperties", "required",
-               "propertyNames", "minProperties", "maxProperties"),
-}  # fmt: skip
+    "string": (*_STRING_BOUNDS, "contentEncoding", "contentMediaType"),
+    "integer": _NUMBER_BOUNDS,
+    "number": _NUMBER_BOUNDS,
+    "array": ARRAY_KEYWORDS,
+    "object": OBJECT_KEYWORDS,
+}
 _NUMERIC_FORMATS = frozenset({"int32", "int64", "float", "double"})
 # what datamodel-code-generator writes as `constr(...)` / `conint(...)` inside a union of a
 # type list, a call mypy refuses in an annotation ("Invalid type comment or annotation")
-_CONSTRAINED = frozenset(_KEYWORDS_OF_TYPE["string"][:3] + _KEYWORDS_OF_TYPE["integer"])
+_CONSTRAINED = frozenset(_STRING_BOUNDS + _NUMBER_BOUNDS)
 
 
 def _constrained_type_list(schema: dict[str, Any]) -> None:
