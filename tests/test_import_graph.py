@@ -16,6 +16,19 @@ from its own layer or below:
 
 and a domain uses another only through the other's package (`outreach_server.ledger`, its
 `__init__`), never its modules; only the app factory imports a domain's handlers.
+
+The generator (`spec_gen`) is layered the same way, one package per step of its flow:
+
+    0 core       names, settings, timings, the node being worked on (no OpenAPI)
+    1 document   load, positions, pointers, refs, upgrade, repair, walks
+    2 lint       structure, schemas, rules, profiles, findings
+    3 ir         the intermediate representation
+    4 targets    server, models, client (each a function of the IR)
+    5 docs       the reference pages (they show the client's examples)
+    6 build      pipeline, cache, tree, worker, verify
+    7 diff       revisions compared, their generated code too (builds both sides)
+    8 commands   init, upgrade, the internal-error line
+    9 cli        the command line (and `__main__`); the package `__init__` sits above all
 """
 
 from __future__ import annotations
@@ -46,6 +59,19 @@ DOMAINS = frozenset(
     }
 )
 TOP = {"core": 0, "runtime": 2, "app": 4, "schema": 4, "migrate": 4, "migrations": 4, "cli": 5}
+GENERATOR_LAYERS = {
+    "core": 0,
+    "document": 1,
+    "lint": 2,
+    "ir": 3,
+    "targets": 4,
+    "docs": 5,
+    "build": 6,
+    "diff": 7,
+    "commands": 8,
+    "cli": 9,
+    "__main__": 9,
+}
 
 
 def module_name(package_dir: Path, path: Path) -> str:
@@ -149,6 +175,25 @@ def layer_violations(graph: dict[str, set[str]]) -> list[str]:
     return problems
 
 
+def generator_rank(module: str) -> int:
+    parts = module.split(".")[1:]
+    if not parts:
+        return 10  # the package's public surface names what every layer offers
+    if parts[0] not in GENERATOR_LAYERS:
+        raise AssertionError(f"{module}: not in a known layer of the generator")
+    return GENERATOR_LAYERS[parts[0]]
+
+
+def generator_violations(graph: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{module} (layer {generator_rank(module)}) imports {target} "
+        f"(layer {generator_rank(target)})"
+        for module, targets in sorted(graph.items())
+        for target in sorted(targets)
+        if generator_rank(target) > generator_rank(module)
+    ]
+
+
 def domain_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """Cycles between the store layers of domains (handlers excluded: they sit above)."""
     packages: dict[str, set[str]] = {}
@@ -170,6 +215,17 @@ def test_no_import_cycle(package_dir: Path) -> None:
 
 def test_service_layers_point_down_and_domains_meet_at_their_packages() -> None:
     assert layer_violations(import_graph(SERVICE)) == []
+
+
+def test_generator_layers_point_down() -> None:
+    assert generator_violations(import_graph(GENERATOR)) == []
+
+
+def test_the_generator_layer_check_sees_an_upward_import() -> None:
+    graph = {"spec_gen.document.load": {"spec_gen.lint.rules"}, "spec_gen.lint.rules": set()}
+    assert generator_violations(graph) == [
+        "spec_gen.document.load (layer 1) imports spec_gen.lint.rules (layer 2)"
+    ]
 
 
 def test_no_cycle_between_domains() -> None:

@@ -12,7 +12,7 @@ from typing import ParamSpec, TypeVar
 
 import click
 
-from .config import Config, load_config
+from .core.config import Config, load_config
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -68,7 +68,7 @@ def _version() -> str:
     """The installed distribution's version (whatever it is called), else the package's own."""
     from importlib.metadata import PackageNotFoundError, packages_distributions, version
 
-    from . import __version__
+    from .core.version import __version__
 
     for dist in packages_distributions().get("spec_gen", []):
         try:
@@ -91,9 +91,9 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
 def _report(exc: Exception, kwargs: dict[str, object]) -> None:
     """Exit 1 with located findings for a spec problem, 2 with one line for anything else."""
-    from .build import SpecInvalid
-    from .load import SpecError
-    from .profiles import ProfileError
+    from .build.pipeline import SpecInvalid
+    from .document.load import SpecError
+    from .lint.profiles import ProfileError
 
     if isinstance(exc, SpecError):
         where = f"{exc.file}:{exc.line}" + (f":{exc.column}" if exc.column else "")
@@ -105,7 +105,7 @@ def _report(exc: Exception, kwargs: dict[str, object]) -> None:
         errors = sum(f.is_error for f in exc.findings)
         click.echo(f"{errors} error(s), {len(exc.findings) - errors} warning(s)", err=True)
         sys.exit(1)
-    from .targets.client_testing import TestingConfigError
+    from .targets.client.testing import TestingConfigError
 
     if isinstance(exc, ProfileError):
         click.echo(f"Error: {exc}", err=True)
@@ -113,7 +113,7 @@ def _report(exc: Exception, kwargs: dict[str, object]) -> None:
     if isinstance(exc, TestingConfigError):  # the configuration does not fit the spec
         click.echo(f"Error: [tool.spec-gen] {exc}", err=True)
         sys.exit(2)
-    from .internal import describe
+    from .commands.internal import describe
 
     click.echo(describe(exc, kwargs), err=True)
     sys.exit(2)
@@ -180,11 +180,11 @@ def validate(path: str | None, spec_option: str | None, strict: bool) -> None:
 
     Warnings are printed and do not fail the check unless --strict.
     """
-    from .build import load_and_validate
+    from .build.pipeline import load_and_validate
 
     config = _config(path or spec_option)
     bundle = load_and_validate(config, strict=strict, echo=lambda line: click.echo(line, err=True))
-    from .walk import operations
+    from .document.walk import operations
 
     count = sum(1 for _ in operations(bundle.document))
     version = bundle.source_version
@@ -203,7 +203,7 @@ def validate(path: str | None, spec_option: str | None, strict: bool) -> None:
 @_fail_on_spec_errors
 def bundle_command(path: str | None, fmt: str, spec_option: str | None) -> None:
     """Print the single resolved document (all files merged, as 3.1) on stdout."""
-    from .build import load_and_validate
+    from .build.pipeline import load_and_validate
 
     document = load_and_validate(_config(path or spec_option)).document
     if fmt == "json":
@@ -255,25 +255,25 @@ def build(
     if timings:  # the environment carries it to the forked workers too
         import os
 
-        from .timings import ENV
+        from .core.timings import ENV
 
         os.environ[ENV] = "1"
     config = _config(spec).with_overrides(output=Path(out).resolve() if out else None)
     if not check and not no_cache and not typecheck:  # no-op rebuild, generator not imported
-        from .cache import unchanged_since_last_build
+        from .build.cache import unchanged_since_last_build
 
         if unchanged_since_last_build(config, strict=strict):
             click.echo("nothing changed")
             return
-    from .cache import CACHE_DIR, models_warm_up_wanted
-    from .worker import ForkedWorker
+    from .build.cache import CACHE_DIR, models_warm_up_wanted
+    from .build.worker import ForkedWorker
 
     # the models worker starts now, before the generator is imported here: it imports and
     # warms up datamodel-code-generator while this process imports, reads the spec and
     # builds the IR (a build with nothing to generate closes it at once)
     cache_dir = None if check or no_cache else config.root / CACHE_DIR
     with ForkedWorker(_warm_up_models if models_warm_up_wanted(cache_dir) else None) as worker:
-        from . import build as builder
+        from .build import pipeline as builder
 
         if check:
             passed = builder.check(config, echo=click.echo, strict=strict, models_worker=worker)
@@ -294,7 +294,7 @@ def build(
 
 def _warm_up_models() -> None:
     """The models worker's first call (imported there, not here)."""
-    from .targets.models import warm_up
+    from .targets.models.generate import warm_up
 
     warm_up()
 
@@ -317,7 +317,7 @@ def upgrade(spec: str | None, output: str | None) -> None:
     Order and comments are kept for a single-file spec. A spec spread over several files is
     written bundled into one (each file would need its own context to be upgraded alone).
     """
-    from .migrate import upgraded_text
+    from .commands.upgrade import upgraded_text
 
     config = _config(spec)
     text, note = upgraded_text(config.spec)
@@ -352,7 +352,7 @@ def init(
     spec: str | None, output: str, name: str | None, templates: str | None, profile: str
 ) -> None:
     """Write [tool.spec-gen] into ./pyproject.toml (created when missing)."""
-    from .init import InitError, init_project
+    from .commands.init import InitError, init_project
 
     try:
         path = init_project(Path.cwd(), spec, output, name, templates, profile)
@@ -372,9 +372,9 @@ def scaffold(tag: str, spec: str | None) -> None:
 
     Prints to stdout and never writes a file: the implementation is yours.
     """
-    from .build import load_and_validate
+    from .build.pipeline import load_and_validate
     from .ir import build_ir
-    from .render import render
+    from .targets.render import render
     from .targets.server import used_models
 
     config = _config(spec)

@@ -13,8 +13,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from spec_gen.build import render_tree
-from spec_gen.config import load_config
+from spec_gen.build.pipeline import render_tree
+from spec_gen.core.config import load_config
 
 TEMPLATES = Path(__file__).parents[2] / "templates"
 

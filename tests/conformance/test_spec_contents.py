@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spec_gen.build import load_and_validate
-from spec_gen.config import load_config
+from spec_gen.build.pipeline import load_and_validate
+from spec_gen.core.config import load_config
 from spec_gen.ir import Api, Operation, build_ir
 
 ROOT = Path(__file__).resolve().parents[2]

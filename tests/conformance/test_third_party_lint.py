@@ -12,8 +12,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from spec_gen.build import load_and_validate
-from spec_gen.config import load_config
+from spec_gen.build.pipeline import load_and_validate
+from spec_gen.core.config import load_config
 
 REDOCLY = "@redocly/cli@2.77.0"
 ROOT = Path(__file__).resolve().parents[2]

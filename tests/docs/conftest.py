@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from docs_support import load_site
 from outreach_client.testing import OutreachServer, start_outreach_server
-from spec_gen.docsite import Site
+from spec_gen.docs import Site
 
 SERVER_ENV = {
     "OUTREACH_DNS_FIXED": "example.com=mx.example.com;addr:example.com=93.184.215.14",

@@ -6,11 +6,11 @@ import os
 from functools import cache
 from pathlib import Path
 
-from spec_gen.build import docs_settings
-from spec_gen.config import load_config
-from spec_gen.docsite import Site, build_site
+from spec_gen.build.pipeline import docs_settings
+from spec_gen.core.config import load_config
+from spec_gen.docs import Site, build_site
+from spec_gen.document.load import bundle
 from spec_gen.ir import build_ir
-from spec_gen.load import bundle
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "generated" / "docs"

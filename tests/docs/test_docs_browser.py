@@ -18,7 +18,7 @@ import pytest
 from chromium_webdriver import Session, available, browser, chromedriver
 from docs_support import DOCS, ROOT, in_ci
 from outreach_client.testing import OutreachServer
-from spec_gen.docsite import Site
+from spec_gen.docs import Site
 
 PAGE = DOCS / "index.html"
 ARTIFACTS = Path(__file__).parent / "artifacts"

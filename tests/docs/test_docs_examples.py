@@ -19,8 +19,8 @@ import pytest
 from docs_support import DOCS, load_site
 from markupsafe import escape
 from outreach_client.testing import OutreachServer
-from spec_gen.docsite import Site
-from spec_gen.docsite.model import Code, client_error
+from spec_gen.docs import Site
+from spec_gen.docs.model import Code, client_error
 
 ORIGIN_IN_DOCS = "http://127.0.0.1:8000"
 TIMEOUT = 60

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 from harness import FEATURES, feature_names
-from spec_gen.build import render_tree
-from spec_gen.config import load_config
-from spec_gen.tree import changes, existing_files, short_diff, write_tree
+from spec_gen.build.pipeline import render_tree
+from spec_gen.build.tree import changes, existing_files, short_diff, write_tree
+from spec_gen.core.config import load_config
 
 UPDATE = os.environ.get("SPEC_GEN_UPDATE_GOLDEN") == "1"
 # the generated packages checked by mypy --strict

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from spec_gen.diff import Change, diff_specs
-from spec_gen.diff_rules import RULES
+from spec_gen.diff.rules import RULES
 
 ROOT = Path(__file__).resolve().parents[2]
 

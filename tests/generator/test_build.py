@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from spec_gen.build import build, render_tree
+from spec_gen.build.pipeline import build, render_tree
 from spec_gen.cli import main
-from spec_gen.config import load_config
-from spec_gen.timings import ENV
+from spec_gen.core.config import load_config
+from spec_gen.core.timings import ENV
 
 FIXTURE = Path(__file__).parents[1] / "golden" / "fixtures" / "petstore"
 TEMPLATES = Path(__file__).parents[2] / "templates"
@@ -56,7 +56,7 @@ def test_the_cyclic_collector_is_paused_while_building_and_then_restored(
     its CPU: the collector is off while it renders, and back on for whoever called it."""
     import gc
 
-    import spec_gen.build as build_module
+    import spec_gen.build.pipeline as build_module
 
     seen: list[bool] = []
     format_python = build_module.format_python
@@ -196,7 +196,7 @@ def test_ruff_scratch_tree_goes_to_memory_unless_tmpdir_says_otherwise(
 ) -> None:
     import os
 
-    from spec_gen.build import format_python, scratch_dir
+    from spec_gen.build.pipeline import format_python, scratch_dir
 
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     assert scratch_dir() is None  # the user's choice: tempfile follows $TMPDIR

@@ -29,7 +29,7 @@ from diff_support import (
 )
 from spec_gen.diff import diff_specs
 from spec_gen.diff.readme import BEGIN, END, readme_section, rules_markdown
-from spec_gen.diff_rules import (
+from spec_gen.diff.rules import (
     CONSTRAINT_CHECKS,
     DEPARTURES,
     LEVELS,

@@ -25,7 +25,7 @@ from diff_support import (
     push,
     set_,
 )
-from spec_gen.diff_rules import RULES
+from spec_gen.diff.rules import RULES
 
 REQUEST_NOTE = (*CREATE_BODY, "properties", "note")  # only in the request of POST /things
 RESPONSE_NOTE = (*THING, "properties", "note")  # only in responses

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from spec_gen.docsite import DocsSettings, build_site
-from spec_gen.docsite.schemas import field_tables, type_text
+from spec_gen.docs import DocsSettings, build_site
+from spec_gen.docs.schemas import field_tables, type_text
 from spec_gen.ir import build_ir
 
 

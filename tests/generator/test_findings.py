@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from spec_gen.errors import at
+from spec_gen.core.where import at
 from spec_helpers import HEAD, column_of, line_of, run_in, write
 
 OP = """
@@ -205,7 +205,7 @@ def test_an_internal_error_exits_2_with_one_line_naming_the_node(
         with at("/paths/~1things/get"):
             raise KeyError("surprise")
 
-    monkeypatch.setattr("spec_gen.validate.CORE_CHECKS", (broken_rule,))
+    monkeypatch.setattr("spec_gen.lint.validate.CORE_CHECKS", (broken_rule,))
     code, out = run_in(tmp_path, "validate", str(spec))
     assert code == 2
     assert out.count("\n") == 1 and "Traceback" not in out, out

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spec_gen.load import bundle, read_yaml
+from spec_gen.document.load import bundle, read_yaml
 from spec_helpers import line_of, run_in, write
 
 
@@ -66,7 +66,7 @@ TRICKY_YAML = [
 def _outcomes(text: str) -> tuple[Any, Any]:
     """What the fast path and ruamel's constructor make of `text`: (value or error kind) each."""
     from ruamel.yaml.error import YAMLError
-    from spec_gen.load import _fast_load, _loader
+    from spec_gen.document.load import _fast_load, _loader
 
     def outcome(load: Any) -> Any:
         try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from spec_gen.naming import module_name, pascal, snake
+from spec_gen.core.naming import module_name, pascal, snake
 from spec_helpers import line_of, run_in, write
 
 

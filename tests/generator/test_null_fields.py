@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spec_gen.load import bundle
+from spec_gen.document.load import bundle
 from spec_helpers import line_of, run_in, write
 
 SPEC = """\

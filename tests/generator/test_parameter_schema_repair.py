@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spec_gen.document.load import bundle
 from spec_gen.ir import build_ir
-from spec_gen.load import bundle
 from spec_helpers import column_of, line_of, run_in, run_json, write
 
 SPEC = """\

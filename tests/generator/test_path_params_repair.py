@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from spec_gen.document.load import bundle
 from spec_gen.ir import build_ir
-from spec_gen.load import bundle
 from spec_helpers import line_of, run_in, write
 
 SPEC = """\

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from spec_gen.patterns import readable, rewritten
+from spec_gen.document.patterns import readable, rewritten
 from spec_helpers import line_of, run_in, run_json, write
 
 

@@ -30,14 +30,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from spec_gen.targets.models import (
+from spec_gen.build.worker import ForkedWorker
+from spec_gen.targets.models.generate import (
     ModelsRefused,
     _refusal,
     model_ready,
     refusal_pointer,
     typed_string_defaults,
 )
-from spec_gen.worker import ForkedWorker
 from spec_helpers import run_in, run_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes_e"

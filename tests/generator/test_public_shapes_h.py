@@ -25,8 +25,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from spec_gen.targets.model_depth import build_depth
-from spec_gen.verify import GeneratedCodeBroken, Verifier
+from spec_gen.build.verify import GeneratedCodeBroken, Verifier
+from spec_gen.targets.models.depth import build_depth
 from spec_helpers import run_in, run_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes_h"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spec_gen.rules_core import ref_kinds
+from spec_gen.lint.rules_core import ref_kinds
 from spec_helpers import line_of, run_in, write
 
 SPEC = """openapi: 3.1.0

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from spec_gen import validate
+from spec_gen.lint import validate
 from spec_helpers import HEAD, line_of, run_in, write
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
-from spec_gen.positions import JsonPositions, SourceMap, YamlPositions
+from spec_gen.document.positions import JsonPositions, SourceMap, YamlPositions
 from spec_helpers import line_of, run_in, write
 
 DOCUMENT: dict[str, Any] = {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from spec_gen.timings import ENV, mark, stage
+from spec_gen.core.timings import ENV, mark, stage
 
 
 def test_a_stage_prints_one_line_with_its_duration_when_on(

@@ -6,8 +6,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from spec_gen.load import bundle, read_yaml
-from spec_gen.upgrade import upgrade
+from spec_gen.document.load import bundle, read_yaml
+from spec_gen.document.upgrade import upgrade
 from spec_helpers import line_of, run_in, write
 
 SPEC30 = """\

@@ -6,9 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from spec_gen.build import build, render_tree
-from spec_gen.config import load_config
-from spec_gen.verify import GeneratedCodeBroken, Verifier, typecheck, verify
+from spec_gen.build.pipeline import build, render_tree
+from spec_gen.build.verify import GeneratedCodeBroken, Verifier, typecheck, verify
+from spec_gen.core.config import load_config
 
 FEATURE = Path(__file__).parents[1] / "features" / "status_ranges"
 

@@ -7,7 +7,7 @@ import os
 import time
 
 import pytest
-from spec_gen.worker import ForkedWorker
+from spec_gen.build.worker import ForkedWorker
 
 
 def _pid() -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spec_gen.build import check
-from spec_gen.config import load_config
+from spec_gen.build.pipeline import check
+from spec_gen.core.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 

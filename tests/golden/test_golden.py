@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from spec_gen.build import render_tree
-from spec_gen.config import load_config
-from spec_gen.tree import changes, existing_files, short_diff, write_tree
+from spec_gen.build.pipeline import render_tree
+from spec_gen.build.tree import changes, existing_files, short_diff, write_tree
+from spec_gen.core.config import load_config
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "pyproject.toml").is_file())

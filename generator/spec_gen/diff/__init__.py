@@ -1,7 +1,7 @@
 """`spec-gen diff`: the changes between two OpenAPI documents, each judged by oasdiff's rules.
 
 Operations are compared by method and full path (the server prefix included), webhooks
-by name; schemas after following `$ref`s. The rule ids and levels live in `diff_rules`.
+by name; schemas after following `$ref`s. The rule ids and levels live in `diff.rules`.
 
 - `document`: reading one document; `operations`, `messages`, `schemas`, `keywords`: the
   comparison, outermost first; `render`: Markdown and JSON; `readme`: the README's tables;
@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..load import bundle
+from ..document.load import bundle
 from .document import Doc
 from .model import Change, Report
 from .operations import Differ

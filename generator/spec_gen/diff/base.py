@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..diff_rules import RULES
 from .document import Doc, Operation
 from .model import Change, Where
+from .rules import RULES
 
 
 class UnknownRule(Exception):
-    """A change named a rule that `diff_rules` does not define (a bug in spec-gen)."""
+    """A change named a rule that `diff.rules` does not define (a bug in spec-gen)."""
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from ..diff_rules import Level
+from .rules import Level
 
 if TYPE_CHECKING:
     from .model import Report
@@ -71,11 +71,11 @@ def diff_command(old: str, new: str, fmt: str, fail_on: str | None, generated: b
 
 
 def _report(old: str, new: str, generated: bool) -> Report:
-    from ..build import SpecInvalid
-    from ..config import load_config
-    from ..load import SpecError
-    from ..revision import RevisionError, SpecInput, spec_input
+    from ..build.pipeline import SpecInvalid
+    from ..core.config import load_config
+    from ..document.load import SpecError
     from . import Report, diff_specs
+    from .revision import RevisionError, SpecInput, spec_input
 
     config = load_config()
     with ExitStack() as stack:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ..load import resolve_pointer
-from ..walk import METHODS as HTTP_METHODS
+from ..document.load import resolve_pointer
+from ..document.walk import METHODS as HTTP_METHODS
 
 MAX_DEPTH = 64  # schema nesting followed before giving up (recursion is also cut by $ref)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config import Config
+from ..core.config import Config
 from .model import Change
 from .symbols import Symbol, incompatible, module_symbols, normalise
 
@@ -24,7 +24,7 @@ MAX_LINES = 12  # symbols listed under one change before "and N more"
 
 def build_files(config: Config, spec_root: Path) -> dict[str, str]:
     """The generated tree for SPEC_ROOT, in memory (the only call into the build pipeline)."""
-    from ..build import render_tree
+    from ..build.pipeline import render_tree
 
     return render_tree(config.with_overrides(spec=spec_root), None).files
 

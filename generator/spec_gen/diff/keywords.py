@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diff_rules import CONSTRAINTS
 from .base import Emitter
 from .model import Where, child, value_text
+from .rules import CONSTRAINTS
 
 # keyword -> rule id part, for sub-schemas whose presence restricts what is valid
 SUBSCHEMA_KEYWORDS: tuple[tuple[str, str], ...] = (

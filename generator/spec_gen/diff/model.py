@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ..diff_rules import LEVELS, RULES, Level
-from ..walk import METHODS as HTTP_METHODS
+from ..document.walk import METHODS as HTTP_METHODS
+from .rules import LEVELS, RULES, Level
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,10 @@
-"""The README's rule tables, generated from `diff_rules` (a test checks the README for them)."""
+"""The README's rule tables, generated from `diff.rules` (a test checks the README for them)."""
 
 from __future__ import annotations
 
-from ..diff_rules import (
-    CONSTRAINT_CHECKS,
-    DEPARTURES,
-    OPERATION_RULES,
-    RULES,
-    SCHEMA_CHECKS,
-    B,
-    N,
-    W,
-)
+from .rules import CONSTRAINT_CHECKS, DEPARTURES, OPERATION_RULES, RULES, SCHEMA_CHECKS, B, N, W
 
-BEGIN = "<!-- diff-rules:begin (generated from generator/spec_gen/diff_rules.py) -->"
+BEGIN = "<!-- diff-rules:begin (generated from generator/spec_gen/diff/rules.py) -->"
 END = "<!-- diff-rules:end -->"
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..diff_rules import LEVELS, Level
 from .model import Report
+from .rules import LEVELS, Level
 
 GROUPS: dict[Level, str] = {
     "breaking": "Breaking",

@@ -6,13 +6,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import at
-from ..naming import pascal, snake, words
-from ..pointer import escape_pointer_token as escape
-from ..walk import METHODS as HTTP_METHODS
-from ..walk import not_carried
+from ..core.naming import (
+    OPERATION_RESERVED,
+    identifier,
+    module_identifier,
+    pascal,
+    snake,
+    unique,
+    words,
+)
+from ..core.where import at
+from ..document.pointer import escape_pointer_token as escape
+from ..document.walk import METHODS as HTTP_METHODS
+from ..document.walk import not_carried
 from .model import Api, Operation, Tag, WebhookOperation
-from .names import OPERATION_RESERVED, identifier, module_identifier, unique
 from .nodes import extensions, is_enum, requirements, security_scheme, server
 from .parts import Parts
 

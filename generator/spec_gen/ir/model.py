@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..naming import module_name, pascal, snake
+from ..core.naming import module_name, pascal, snake
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 

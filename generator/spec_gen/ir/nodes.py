@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..walk import structured_enum
+from ..document.walk import structured_enum
 from .model import MISSING, Requirement, SecurityScheme, Server
 
 # statuses HTTP forbids a body for (1XX too): their `content` is ignored (rule `no-body-status`)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import patterns
+from ..document import patterns
 from .model import MISSING
 
 SCALARS = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}

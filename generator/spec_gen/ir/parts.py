@@ -8,13 +8,12 @@ import copy
 import re
 from typing import Any
 
-from ..load import resolve_pointer
-from ..naming import pascal
-from ..pointer import escape_pointer_token as escape
+from ..core.naming import identifier, pascal, unique
+from ..document.load import resolve_pointer
+from ..document.pointer import escape_pointer_token as escape
 from . import media as media_mod
 from . import params as params_mod
 from .model import MISSING, Body, Header, Media, Param, Response
-from .names import identifier, unique
 from .nodes import NO_BODY, example, extensions, is_enum, is_primitive, status_key, variant_schema
 from .schemas import SCHEMA_REF, SchemaSet, rewrite_refs, variant
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..errors import at
-from ..naming import pascal
-from ..pointer import escape_pointer_token as escape
-from .names import class_name
+from ..core.naming import class_name, pascal
+from ..core.where import at
+from ..document.pointer import escape_pointer_token as escape
 
 SCHEMA_REF = "#/components/schemas/"
 

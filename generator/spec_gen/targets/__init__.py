@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ir import Api
-from ..render import render
+from .render import render
 
 
 @dataclass(frozen=True)

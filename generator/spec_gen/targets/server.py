@@ -6,10 +6,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.naming import constant_name, is_snake_identifier
 from ..ir import Api, Operation
-from ..naming import constant_name, is_snake_identifier
-from ..render import names_in
 from . import Target
+from .render import names_in
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,90 @@
+"""Project settings: `[tool.spec-gen]` of the nearest pyproject.toml, overridable per command."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+PACKAGED_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+DEFAULTS: dict[str, Any] = {
+    "spec": "spec/openapi.yaml",
+    # a directory whose files override the packaged templates one by one ("" = none)
+    "templates": "",
+    "output": "generated",
+    "server-package": "api_server",
+    "client-package": "api_client",
+    "distribution-prefix": "api",
+    # the client's `testing` module (pytest fixtures running the real server): generated only
+    # when the table [tool.spec-gen.client-testing] is present; see spec_gen.targets.client.testing
+    "client-testing": None,
+    # where the reference docs' examples send their requests (a local server)
+    "docs-example-origin": "http://127.0.0.1:8000",
+    # the generated server passes each secured operation's credentials to its handler
+    "handler-credentials": True,
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path  # the project directory; relative settings are resolved against it
+    spec: Path
+    templates: Path
+    output: Path
+    server_package: str
+    client_package: str
+    distribution_prefix: str
+    client_testing: dict[str, Any] | None
+    docs_example_origin: str
+    # [tool.spec-gen.lint]: profiles, rule severities and rule options
+    lint: dict[str, Any] = field(default_factory=dict)
+    handler_credentials: bool = True
+
+    def with_overrides(self, **overrides: Any) -> Config:
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+    def relative(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+
+def find_project(start: Path) -> Path:
+    for directory in [start, *start.parents]:
+        pyproject = directory / "pyproject.toml"
+        if (
+            pyproject.is_file()
+            and "tool" in _read(pyproject)
+            and "spec-gen" in _read(pyproject)["tool"]
+        ):
+            return directory
+    return start
+
+
+def _read(pyproject: Path) -> dict[str, Any]:
+    with pyproject.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def load_config(start: Path | None = None) -> Config:
+    root = find_project((start or Path.cwd()).resolve())
+    pyproject = root / "pyproject.toml"
+    settings = dict(DEFAULTS)
+    if pyproject.is_file():
+        settings.update(_read(pyproject).get("tool", {}).get("spec-gen", {}))
+    return Config(
+        root=root,
+        spec=root / settings["spec"],
+        templates=root / settings["templates"] if settings["templates"] else PACKAGED_TEMPLATES,
+        output=root / settings["output"],
+        server_package=settings["server-package"],
+        client_package=settings["client-package"],
+        distribution_prefix=settings["distribution-prefix"],
+        client_testing=settings["client-testing"],
+        docs_example_origin=str(settings["docs-example-origin"]),
+        lint=dict(settings.get("lint") or {}),
+        handler_credentials=bool(settings["handler-credentials"]),
+    )

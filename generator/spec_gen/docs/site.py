@@ -1,0 +1,39 @@
+"""`build_site`: the IR and the docs settings to a `Site` (reference pages and guides).
+
+It sits above `model` (the page blocks and per-operation docs) and `guides` (which builds on
+`model`), so neither of those imports the other in a circle.
+"""
+
+from __future__ import annotations
+
+from ..ir import Api
+from ..targets.client.resources import client_views
+from .guides import guides as make_guides
+from .model import DocsSettings, Site, TagDoc
+from .operations import operation_doc, overview
+
+
+def build_site(api: Api, settings: DocsSettings) -> Site:
+    known = set(api.schemas)
+    views = client_views(api, known, settings.env_prefix)
+    tags = [
+        TagDoc(
+            tag.name,
+            tag.module,
+            " ".join(tag.description.split()),
+            [operation_doc(api, op, views[op.operation_id], settings) for op in tag.operations],
+        )
+        for tag in api.tags
+    ]
+    guides = make_guides(api, settings, views)
+    return Site(
+        title=api.title,
+        version=api.version,
+        description=api.description.strip(),
+        overview=overview(api, guides, tags),
+        guides=guides,
+        tags=tags,
+        settings=settings,
+        api=api,
+        views=views,
+    )

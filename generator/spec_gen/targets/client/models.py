@@ -1,0 +1,179 @@
+"""The client's models, split so that a call builds only the model classes it needs.
+
+The API layer keeps one `models.py`; the client gets a package `models/` whose `__init__`
+names every class (for type checkers and `from <package>.models import X`) and imports
+each from its module on first use (PEP 562). The modules group the classes by *who uses
+them* (the users are the client's operations, each importing its classes when it runs): a
+class reached, directly or through the classes it refers to, by the operations `{a, b}`
+lives in the module of `{a, b}`. A class refers only to classes used by at least the same
+operations, so a module imports only modules of strictly larger groups: no import cycle,
+and the first call of an operation builds exactly the classes it can take or return.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from ...core.naming import MODULE_NAME_MAX, snake
+
+OTHER = "_other"  # the classes no operation reaches (the schemas' other components)
+
+
+@dataclass
+class _Chunk:
+    """One top-level statement of the models module, with the text that precedes it."""
+
+    text: str
+    defines: list[str] = field(default_factory=list)
+    refers: set[str] = field(default_factory=set)
+
+
+def _defined(stmt: ast.stmt) -> list[str]:
+    if isinstance(stmt, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+        return [stmt.name]
+    if isinstance(stmt, ast.Assign):
+        return [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+        return [stmt.target.id]
+    return []
+
+
+def _names(node: ast.AST, wanted: frozenset[str]) -> set[str]:
+    """Every name of `wanted` a statement reads, quoted forward references included."""
+    found: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            found.add(sub.id)
+        elif (
+            isinstance(sub, ast.Constant)
+            and isinstance(sub.value, str)
+            # parsing is the slow part: only a string naming a wanted class can matter
+            and not wanted.isdisjoint(_WORD.findall(sub.value))
+        ):
+            try:
+                expr = ast.parse(sub.value, mode="eval")
+            except SyntaxError:
+                continue
+            found |= {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    return found & wanted
+
+
+_WORD = re.compile(r"[^\W\d]\w*")
+
+
+def _segment(lines: list[str], stmt: ast.stmt) -> str:
+    """`ast.get_source_segment` for a statement, from the module's lines (that function
+    splits the whole source again on every call)."""
+    end = stmt.end_lineno or stmt.lineno
+    end_col = stmt.end_col_offset if stmt.end_col_offset is not None else None
+    chosen = [line.encode() for line in lines[stmt.lineno - 1 : end]]
+    if len(chosen) == 1:
+        return chosen[0][stmt.col_offset : end_col].decode()
+    first = chosen[0][stmt.col_offset :]
+    last = chosen[-1][:end_col]
+    return b"".join([first, *chosen[1:-1], last]).decode()
+
+
+def module_names(groups: Mapping[frozenset[str], list[str]]) -> dict[frozenset[str], str]:
+    """Each group's module: `_other` for the classes no user reaches, else named after the
+    group's first class (`ContactRecord` -> `_contact_record`), made unique in source order."""
+    names: dict[frozenset[str], str] = {}
+    taken = {OTHER}
+    for users, classes in groups.items():
+        if not users:
+            names[users] = OTHER
+            continue
+        base = "_" + snake(classes[0]).strip("_")[:MODULE_NAME_MAX].rstrip("_")
+        name, n = base, 2
+        while name in taken:
+            name, n = f"{base}_{n}", n + 1
+        taken.add(name)
+        names[users] = name
+    return names
+
+
+def _reach(start: Iterable[str], graph: Mapping[str, set[str]]) -> set[str]:
+    seen: set[str] = set()
+    todo = [name for name in start if name in graph]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(graph[name] - seen)
+    return seen
+
+
+def split_models(
+    source: str, uses: Mapping[str, Iterable[str]]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """`source` (one models module) split by `uses` (user -> model classes it names).
+
+    Returns (module name -> source, class name -> module name), in source order."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    header = (
+        [line for line in lines[: tree.body[0].lineno - 1] if line.startswith("#")]
+        if tree.body
+        else []
+    )
+    imports: list[str] = []
+    statements: list[tuple[str, ast.stmt]] = []
+    previous_end = 0
+    for stmt in tree.body:
+        end = stmt.end_lineno or stmt.lineno
+        text = "".join(lines[previous_end:end])  # comments and decorators included
+        previous_end = end
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            imports.append(_segment(lines, stmt))
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue  # a module docstring
+        statements.append((text, stmt))
+    wanted = frozenset(name for _, stmt in statements for name in _defined(stmt))
+    chunks = [_Chunk(text, _defined(stmt), _names(stmt, wanted)) for text, stmt in statements]
+    defined = {name: chunk for chunk in chunks for name in chunk.defines}
+    graph = {name: (chunk.refers & defined.keys()) - {name} for name, chunk in defined.items()}
+    users = {user: _reach(names, graph) for user, names in sorted(uses.items())}
+    users_of: dict[str, list[str]] = {}
+    for user, seen in users.items():  # in user order, as the groups' keys were built
+        for name in seen:
+            users_of.setdefault(name, []).append(user)
+    groups: dict[frozenset[str], list[str]] = {}  # in source order of their first class
+    for name in defined:
+        groups.setdefault(frozenset(users_of.get(name, ())), []).append(name)
+    modules_of = module_names(groups)
+    home = {name: modules_of[group] for group, names in groups.items() for name in names}
+    owned: dict[str, set[str]] = {}
+    for name, where in home.items():
+        owned.setdefault(where, set()).add(name)
+    bodies: dict[str, list[str]] = {}
+    refs: dict[str, set[str]] = {}
+    last = OTHER
+    for chunk in chunks:
+        owner = (
+            chunk.defines[0]
+            if chunk.defines
+            else next((n for n in sorted(chunk.refers) if n in defined), None)
+        )
+        module = home[owner] if owner else last  # e.g. `Node.model_rebuild()`: with Node
+        last = module
+        bodies.setdefault(module, []).append(chunk.text)
+        refs.setdefault(module, set()).update(chunk.refers & defined.keys())
+    modules: dict[str, str] = {}
+    for module in sorted(bodies):
+        own = owned.get(module, set())
+        cross: dict[str, list[str]] = {}
+        for name in sorted(refs[module] - own):
+            cross.setdefault(home[name], []).append(name)
+        if module in cross:  # cannot happen: a class's module is where it is defined
+            raise RuntimeError(f"model split: {module} imports itself")
+        parts = [*header, *(f"{line}\n" for line in imports)]
+        parts += [
+            f"from .{where} import {', '.join(names)}\n" for where, names in sorted(cross.items())
+        ]
+        parts += ["\n", *bodies[module]]
+        modules[module] = "".join(parts).rstrip() + "\n"
+    return modules, {name: home[name] for name in sorted(home)}

@@ -1,0 +1,1 @@
+"""The models target: pydantic v2 models through datamodel-code-generator."""
