@@ -11,7 +11,7 @@ from typing import Any
 from spec_gen.diff import Change, diff_specs
 from spec_gen.diff.rules import RULES
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 Mutation = Callable[[dict[str, Any]], None]
 Case = tuple[str, "Mutation | None", Mutation, str, set[tuple[str, str]]]

@@ -84,7 +84,7 @@ def test_the_fast_yaml_path_reads_as_the_constructor_does(text: str) -> None:
 
 
 def test_the_fast_yaml_path_reads_every_yaml_file_here_as_the_constructor_does() -> None:
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[3]
     files = sorted(
         path
         for folder in ("spec", "tests")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from spec_helpers import line_of, run_in
 
-FIXTURE = Path(__file__).parent / "fixtures" / "leftovers" / "openapi.yaml"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "leftovers" / "openapi.yaml"
 
 
 def _copy(tmp_path: Path) -> Path:

@@ -12,8 +12,8 @@ from spec_gen.cli import main
 from spec_gen.core.config import load_config
 from spec_gen.core.timings import ENV
 
-FIXTURE = Path(__file__).parents[1] / "golden" / "fixtures" / "petstore"
-TEMPLATES = Path(__file__).parents[2] / "templates"
+FIXTURE = Path(__file__).parents[2] / "golden" / "fixtures" / "petstore"
+TEMPLATES = Path(__file__).parents[3] / "templates"
 
 
 @pytest.fixture

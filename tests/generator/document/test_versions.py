@@ -65,7 +65,7 @@ def test_the_versions_read_build(tmp_path: Path, version: str) -> None:
     assert "1 routes mounted" in output, output
 
 
-OAS32 = Path(__file__).parent / "fixtures" / "versions" / "oas32.yaml"
+OAS32 = Path(__file__).parents[1] / "fixtures" / "versions" / "oas32.yaml"
 
 
 def test_a_32_document_builds_and_says_what_is_not_generated(tmp_path: Path) -> None:

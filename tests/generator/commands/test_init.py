@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from spec_helpers import run_in, write
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus"
 PETSTORE = """\
 openapi: 3.0.3
 info: {title: Petstore, version: '1'}
@@ -115,7 +115,7 @@ def test_project_templates_override_packaged_ones_file_by_file(tmp_path: Path) -
 @pytest.mark.slow
 def test_install_into_a_fresh_venv_then_init_and_build(tmp_path: Path) -> None:
     """`pip install` (not editable) into a new virtual environment, then use it elsewhere."""
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[3]
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"

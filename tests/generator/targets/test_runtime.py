@@ -11,7 +11,7 @@ import pytest
 from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 
-EXPECTED = Path(__file__).parents[1] / "golden" / "fixtures" / "petstore" / "expected"
+EXPECTED = Path(__file__).parents[2] / "golden" / "fixtures" / "petstore" / "expected"
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +134,7 @@ def test_constants_come_from_root_extensions(petstore: Any) -> None:
     assert constants.LIMITS_DELAYS == (1, 2)
 
 
-EVENTS = Path(__file__).parents[1] / "golden" / "fixtures" / "events" / "expected"
+EVENTS = Path(__file__).parents[2] / "golden" / "fixtures" / "events" / "expected"
 
 
 @pytest.fixture(scope="module")

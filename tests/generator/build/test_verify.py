@@ -10,7 +10,7 @@ from spec_gen.build.pipeline import build, render_tree
 from spec_gen.build.verify import GeneratedCodeBroken, Verifier, typecheck, verify
 from spec_gen.core.config import load_config
 
-FEATURE = Path(__file__).parents[1] / "features" / "status_ranges"
+FEATURE = Path(__file__).parents[2] / "features" / "status_ranges"
 
 
 def test_verify_imports_and_mounts_the_generated_tree() -> None:
@@ -88,7 +88,7 @@ def test_a_verifier_closed_unused_leaves_no_process() -> None:
     assert probes and all(p.returncode is not None for p in probes)
 
 
-COMPOSITION = Path(__file__).parents[1] / "features" / "composition"
+COMPOSITION = Path(__file__).parents[2] / "features" / "composition"
 
 
 def test_a_client_model_naming_a_class_its_module_does_not_import_fails_the_build() -> None:
