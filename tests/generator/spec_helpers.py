@@ -1,9 +1,11 @@
-"""Small helpers for the front-end tests: write a spec, run the CLI in a directory."""
+"""Small helpers for the generator's tests: write a spec, run the CLI in a directory, build one
+of the documents under fixtures/shapes/."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +15,7 @@ from click.testing import CliRunner
 from spec_gen.cli import main
 
 HEAD = "openapi: 3.1.0\ninfo: {title: T, version: '1'}\n"
+SHAPES = Path(__file__).resolve().parent / "fixtures" / "shapes"
 
 
 def write(path: Path, text: str) -> Path:
@@ -51,3 +54,15 @@ def run_json(directory: Path, script: str) -> Any:
     )
     assert ran.returncode == 0, ran.stderr
     return json.loads(ran.stdout)
+
+
+def build_shape(tmp_path: Path, fixture: str, *extra: str) -> tuple[int, str]:
+    """`spec-gen build EXTRA` of the document `fixtures/shapes/<fixture>` (`<topic>/<name>`),
+    copied to `tmp_path/openapi.yaml`, into `tmp_path/out`: the exit code and the output."""
+    shutil.copy(SHAPES / fixture, tmp_path / "openapi.yaml")
+    return run_in(tmp_path, "build", "--spec", "openapi.yaml", "--output", "out", *extra)
+
+
+def lines_warned(output: str, rule: str) -> list[int]:
+    """The source lines of the findings of `rule`, in order."""
+    return sorted(int(line.split(":")[1]) for line in output.splitlines() if f"[{rule}]" in line)
