@@ -129,12 +129,14 @@ def environments_guide(
 ) -> Guide | None:
     blocks: list[Block] = [Heading("Servers")]
     rows: list[tuple[str, ...]] = []
-    for server in api.servers:
+    names = list(environments(api))  # one per server, in order
+    for server, env_name in zip(api.servers, names, strict=True):
         variables = "; ".join(
             f"`{name}` (default `{value}`)" for name, value in server.variables.items()
         )
         mark = " *(provisional)*" if server.extensions.get("x-provisional") else ""
-        rows.append((server.description + mark, f"`{server.url}`", variables))
+        about = " ".join(server.description.split()) or f"`{env_name}`"
+        rows.append((about + mark, f"`{server.url}`", variables))
     blocks.append(Table(("Environment", "URL", "Variables"), rows))
     prefixes: dict[str, list[Operation]] = {}
     for op in api.operations:
