@@ -16,7 +16,7 @@ from spec_gen.ir import build_ir
 from spec_gen.targets.client.facts import environments
 from spec_helpers import run_in, write
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # A Petstore-like document: no x- extension, a server without description, operationIds
 # with spaces, one whose slug another operation already has, one named like a page section.
