@@ -1,4 +1,4 @@
-"""The README's Python client example runs as written against the demo data `serve.sh` seeds,
+"""The Python client example of docs/client.md (linked from the README) runs as written against the demo data `serve.sh` seeds,
 offline: the service is started with an empty fixed DNS table (every lookup unavailable)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = ROOT / "README.md"
-SECTION = "## The Python client"
+PAGE = ROOT / "docs" / "client.md"
+SECTION = "# The generated Python client"
 
 
 def client_example() -> str:
