@@ -149,6 +149,7 @@ def test_servers_are_named_by_extension_description_host_or_position() -> None:
         {"url": "/relative"},
         {"url": "https://{region}.pets.example", "variables": {"region": {"default": "eu"}}},
         {"url": "https://sandbox.acme.example/v2"},
+        {"url": "https://books.example.com", "description": "The Books API serves every book."},
     ]
     envs = environments(_api({}, servers=servers))
     assert list(envs) == [
@@ -159,6 +160,7 @@ def test_servers_are_named_by_extension_description_host_or_position() -> None:
         "server4",
         "eu",
         "sandbox_6",
+        "books",  # a description that is a sentence names nothing
     ]
     assert envs["eu"] == "https://eu.pets.example"
 

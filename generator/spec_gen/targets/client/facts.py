@@ -57,7 +57,8 @@ def _status_name(code: int) -> str:
 def environments(api: Api) -> dict[str, str]:
     """The client's environment names and base URLs, one per server of the spec.
 
-    A server is named by `x-environment`, else by its description, else by its URL's host
+    A server is named by `x-environment`, else by its description when that is a name (four
+    words at most: `Production`, `US Lago cluster`; not a paragraph), else by its URL's host
     (`https://petstore.swagger.io/v2` -> `petstore`, `http://localhost:8080` -> `local`), else
     by its position (`server0`); a name already taken gets the server's position appended.
     """
@@ -68,7 +69,7 @@ def environments(api: Api) -> dict[str, str]:
             concrete = concrete.replace("{" + var + "}", value)
         name = str(
             server.extensions.get("x-environment")
-            or (snake(server.description).rstrip("_") if words(server.description) else "")
+            or (snake(server.description).rstrip("_") if _is_name(server.description) else "")
             or _host_name(concrete)
             or f"server{index}"
         )
@@ -78,6 +79,11 @@ def environments(api: Api) -> dict[str, str]:
     return out
 
 
+def _is_name(description: str) -> bool:
+    return 0 < len(words(description)) <= MAX_NAME_WORDS
+
+
+MAX_NAME_WORDS = 4  # a server description longer than this is prose, not a name
 _GENERIC_LABELS = {"www", "api", "apis", "rest", "app", "gateway", "service", "services"}
 
 
