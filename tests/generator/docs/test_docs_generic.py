@@ -189,3 +189,22 @@ def test_this_repository_keeps_its_columns_and_pacing_numbers() -> None:
         "`pacing=True`\n  to stay under 10 requests per second and 200 requests per minute"
         in readme
     )
+
+
+def _authentication(extensions: dict[str, Any]) -> Any:
+    schemes = {"securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Key"}}}
+    api = _api(extensions, components=schemes, security=[{"key": []}])
+    site = build_site(api, DocsSettings(client_package="t_client", env_prefix="T_"))
+    return next(g for g in site.guides if g.slug == "authentication")
+
+
+def test_the_authentication_guide_names_only_what_it_holds() -> None:
+    plain = _authentication({})
+    assert plain.summary == "Security schemes."
+    assert not [b for b in plain.blocks if "Tier" in getattr(b, "text", "")]
+    tiered = _authentication({"x-tier": "read"})
+    assert tiered.summary == "Security schemes and tiers."
+    headings = [b.text for b in tiered.blocks if type(b).__name__ == "Heading"]
+    assert "Tiers" in headings and "Tiers and scopes" not in headings
+    own = (ROOT / "generated" / "docs" / "README.md").read_text("utf-8")
+    assert "| Security schemes, key format, headers, tiers and scopes. |" in own
