@@ -3,11 +3,11 @@
 # of contacts and a live and a test key, then serve the API on http://127.0.0.1:8000 (the
 # embedded SQLite file outreach.sqlite3). Extra arguments go to `outreach-server serve`
 # (`--port 9000`, `--host 0.0.0.0`, ...); the hints printed name the address served.
+# A port already in use stops it before anything is built or seeded: one line naming --port.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 . .venv/bin/activate
-spec-gen build
 host=${OUTREACH_HOST:-127.0.0.1}
 port=${OUTREACH_PORT:-8000}
 args=("$@")
@@ -24,6 +24,13 @@ case "$host" in
   *:*) shown="[$host]" ;;
   *) shown=$host ;;
 esac
+problem=$(python -c 'import sys; from outreach_server.cli.common import port_problem
+print(port_problem(sys.argv[1], int(sys.argv[2])) or "")' "$host" "$port")
+if [ -n "$problem" ]; then
+  echo "serve.sh: $problem" >&2
+  exit 1
+fi
+spec-gen build
 origin="http://$shown:$port"
 demo=$(outreach-server admin seed-demo)
 echo "demo: $demo"

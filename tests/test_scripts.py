@@ -92,6 +92,23 @@ def test_serve_hints_name_the_port_served(tmp_path: Path) -> None:
             timeout=5,
         )
         assert listed.status_code == 200  # the printed key works
+        docs = httpx.get(f"http://127.0.0.1:{port}/docs", timeout=5).text
+        assert f"curl -s http://127.0.0.1:{port}/" in docs and "127.0.0.1:8000" not in docs
+        # a second serve.sh on the busy port: one line naming --port, nothing built or seeded
+        again = subprocess.run(
+            ["./scripts/serve.sh", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert again.returncode == 1, again.stdout + again.stderr
+        assert again.stdout == "", again.stdout  # no build report, no demo keys
+        problem = [line for line in again.stderr.splitlines() if not line.startswith("setup:")]
+        assert len(problem) == 1 and f"port {port} on 127.0.0.1 is already in use" in problem[0]
+        assert "--port" in problem[0] and "Errno" not in again.stderr
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)

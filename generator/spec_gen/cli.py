@@ -144,7 +144,8 @@ class _Commands(click.Group):
     help="Show the version and exit.",
 )
 def main() -> None:
-    """spec-gen: validate an OpenAPI 3.0/3.1 spec and generate the API layer, client and docs."""
+    """spec-gen: validate an OpenAPI 3.0, 3.1 or 3.2 spec and generate the API layer, client and
+    docs."""
 
 
 def run() -> None:
@@ -314,7 +315,8 @@ def _warm_up_models() -> None:
 def upgrade(spec: str | None, output: str | None) -> None:
     """Write the spec as OpenAPI 3.1 (what spec-gen reads a 3.0 document as).
 
-    Order and comments are kept for a single-file spec. A spec spread over several files is
+    A single-file spec keeps every line the upgrade does not change as written (order,
+    comments, quoting, indentation, trailing spaces). A spec spread over several files is
     written bundled into one (each file would need its own context to be upgraded alone).
     """
     from .commands.upgrade import upgraded_text

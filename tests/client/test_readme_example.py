@@ -1,5 +1,6 @@
-"""The README's pytest example runs as written: saved as a file outside this repository's
-test tree, with only the development install (which registers the fixture plugin)."""
+"""The pytest example of docs/client.md (linked from the README) runs as written: saved as a
+file outside this repository's test tree, with only the development install (which registers
+the fixture plugin)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SECTION = "### Testing an integration against the real service"
+SECTION = "## Testing an integration against the real service"
 
 
 def readme_example() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "client.md").read_text(encoding="utf-8")
     section = text[text.index(SECTION) :]
     found = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert found is not None, "no python block in the README's testing section"
+    assert found is not None, "no python block in docs/client.md's testing section"
     return found.group(1)
 
 

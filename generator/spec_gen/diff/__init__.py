@@ -4,7 +4,7 @@ Operations are compared by method and full path (the server prefix included), we
 by name; schemas after following `$ref`s. The rule ids and levels live in `diff.rules`.
 
 - `document`: reading one document; `operations`, `messages`, `schemas`, `keywords`: the
-  comparison, outermost first; `render`: Markdown and JSON; `readme`: the README's tables;
+  comparison, outermost first; `render`: Markdown and JSON; `readme`: docs/diff.md's tables;
   `generated`: what the change does to the generated code; `command`: the CLI.
 """
 

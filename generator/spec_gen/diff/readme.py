@@ -1,4 +1,5 @@
-"""The README's rule tables, generated from `diff.rules` (a test checks the README for them)."""
+"""The rule tables of docs/diff.md, generated from `diff.rules` (a test checks the page for
+them)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ END = "<!-- diff-rules:end -->"
 
 
 def rules_markdown() -> str:
-    """The departures table, then every rule and its level, as the README lists them."""
+    """The departures table, then every rule and its level, as docs/diff.md lists them."""
     lines = [
         "Levels that depart from oasdiff's (every other id has oasdiff's level):",
         "",
@@ -58,20 +59,20 @@ def rules_markdown() -> str:
 
 
 def readme_section(readme: str) -> str:
-    """The text between the README's markers (what `rules_markdown` must equal)."""
+    """The text between the page's markers (what `rules_markdown` must equal)."""
     start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
     return readme[start:end].strip("\n") + "\n"
 
 
 def refresh(readme: str) -> str:
-    """README text with the section between the markers regenerated."""
+    """The page's text with the section between the markers regenerated."""
     start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
     return readme[:start] + "\n" + rules_markdown() + readme[end:]
 
 
-if __name__ == "__main__":  # python -m spec_gen.diff.readme README.md
+if __name__ == "__main__":  # python -m spec_gen.diff.readme docs/diff.md
     import sys
     from pathlib import Path
 
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/diff.md")
     target.write_text(refresh(target.read_text(encoding="utf-8")), encoding="utf-8")

@@ -4,7 +4,7 @@ Ids and levels are oasdiff's (https://github.com/oasdiff/oasdiff, `checker/rules
 v1.28.0, its latest v1 release): its ERR checks are `breaking`, WARN
 `warning`, INFO `non-breaking`. The project's operation extensions (`x-tier`, `x-scope`,
 `x-lifecycle`, `x-feature-flag`) have rules of their own. The few levels that depart
-from oasdiff are in `DEPARTURES`, each with its reason; the README prints that table.
+from oasdiff are in `DEPARTURES`, each with its reason; docs/diff.md prints that table.
 """
 
 from __future__ import annotations
@@ -241,7 +241,7 @@ class Departure:
     reason: str
 
 
-# Where this project's level is not oasdiff's, and why (the README prints this table).
+# Where this project's level is not oasdiff's, and why (docs/diff.md prints this table).
 _RENAME = (
     "the project's rename rule: a removed or renamed field breaks the clients that send"
     " or read it, and the generated model loses the field"

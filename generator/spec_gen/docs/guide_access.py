@@ -87,7 +87,7 @@ def authentication(api: Api, settings: DocsSettings, views: dict[str, ClientOp])
         blocks.append(Table(("Header", "Description", "Sent to"), rows))
     scopes = api.extensions.get("x-scopes") or {}
     tiers = list(dict.fromkeys(op.tier for op in api.operations if op.tier))
-    if scopes or tiers:
+    if scopes and tiers:
         blocks.append(Heading("Tiers and scopes"))
         blocks.append(
             Text(
@@ -95,6 +95,12 @@ def authentication(api: Api, settings: DocsSettings, views: dict[str, ClientOp])
                 "(`x-scope`) a key needs; a key without them is refused."
             )
         )
+    elif tiers:
+        blocks.append(Heading("Tiers"))
+        blocks.append(Text("Operations name the tier (`x-tier`) a key needs."))
+    elif scopes:
+        blocks.append(Heading("Scopes"))
+        blocks.append(Text("Operations name the scope (`x-scope`) a key needs."))
     if tiers:
         rows = [(f"`{tier}`", str(sum(op.tier == tier for op in api.operations))) for tier in tiers]
         blocks.append(Table(("Tier", "Operations"), rows))
@@ -113,12 +119,12 @@ def authentication(api: Api, settings: DocsSettings, views: dict[str, ClientOp])
             blocks.append(Text(f"The examples read the credentials from {names}:"))
         blocks.append(curl_code(api, first, settings))
         blocks.append(python_code(api, first, views, settings))
-    return Guide(
-        "authentication",
-        "Authentication",
-        "Security schemes, key format, headers, tiers and scopes.",
-        blocks,
-    )
+    # the summary names only what the guide holds
+    parts = ["key format"] * bool(modes) + ["headers"] * bool(headers)
+    parts += ["tiers"] * bool(tiers) + ["scopes"] * bool(scopes)
+    summary = "Security schemes" + "".join(f", {p}" for p in parts[:-1])
+    summary += f" and {parts[-1]}." if parts else "."
+    return Guide("authentication", "Authentication", summary, blocks)
 
 
 # -- environments ------------------------------------------------------------------------------
@@ -129,12 +135,14 @@ def environments_guide(
 ) -> Guide | None:
     blocks: list[Block] = [Heading("Servers")]
     rows: list[tuple[str, ...]] = []
-    for server in api.servers:
+    names = list(environments(api))  # one per server, in order
+    for server, env_name in zip(api.servers, names, strict=True):
         variables = "; ".join(
             f"`{name}` (default `{value}`)" for name, value in server.variables.items()
         )
         mark = " *(provisional)*" if server.extensions.get("x-provisional") else ""
-        rows.append((server.description + mark, f"`{server.url}`", variables))
+        about = " ".join(server.description.split()) or f"`{env_name}`"
+        rows.append((about + mark, f"`{server.url}`", variables))
     blocks.append(Table(("Environment", "URL", "Variables"), rows))
     prefixes: dict[str, list[Operation]] = {}
     for op in api.operations:

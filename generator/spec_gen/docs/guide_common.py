@@ -9,6 +9,7 @@ from typing import Any
 from ..ir import Api, Operation
 from ..targets.client.examples import curl_command, example_request
 from ..targets.client.resources import ClientOp
+from .markup import op_ref
 from .model import (
     Code,
     DocsSettings,
@@ -23,7 +24,7 @@ GuideMaker = Callable[[Api, DocsSettings, dict[str, ClientOp]], Guide | None]
 
 
 def op_link(op: Operation) -> str:
-    return f"[`{op.method.upper()} {op.full_path}`](op:{op.operation_id})"
+    return f"[`{op.method.upper()} {op.full_path}`]({op_ref(op.operation_id)})"
 
 
 def ops_text(ops: list[Operation], total: int) -> str:

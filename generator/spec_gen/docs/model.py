@@ -71,10 +71,10 @@ class OperationDoc:
     tag_module: str
     badges: list[Badge]
     blocks: list[Block]
+    anchor: str = ""  # its id in the pages (markup.op_anchors); the operationId when empty
 
-    @property
-    def anchor(self) -> str:
-        return self.op.operation_id
+    def __post_init__(self) -> None:
+        self.anchor = self.anchor or self.op.operation_id
 
     @property
     def search(self) -> str:

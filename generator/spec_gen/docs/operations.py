@@ -11,6 +11,7 @@ from ..ir import Api, Operation, resolve_schema
 from ..targets.client.auth import Scheme
 from ..targets.client.resources import ClientOp
 from ..targets.client.wire import body_media
+from .markup import op_ref
 from .model import (
     Badge,
     Block,
@@ -30,13 +31,30 @@ from .snippets import (
 )
 
 
-def badges(op: Operation) -> list[Badge]:
+def uses_lifecycle(api: Api) -> bool:
+    """The spec speaks of lifecycles (`x-lifecycle`, `x-feature-flag` on an operation): only
+    then do the docs show each operation's, `active` where it says none. Asked once per
+    operation: the last Api's answer is kept."""
+    if _LIFECYCLE and _LIFECYCLE[0][0] is api:
+        return _LIFECYCLE[0][1]
+    found = any(
+        "x-lifecycle" in op.extensions or "x-feature-flag" in op.extensions for op in api.operations
+    )
+    _LIFECYCLE[:] = [(api, found)]
+    return found
+
+
+_LIFECYCLE: list[tuple[Api, bool]] = []
+
+
+def badges(api: Api, op: Operation) -> list[Badge]:
     out = []
     if op.tier:
         out.append(Badge(f"tier: {op.tier}", f"tier-{op.tier}"))
     if op.scope:
         out.append(Badge(f"scope: {op.scope}", "scope"))
-    out.append(Badge(f"lifecycle: {op.lifecycle}", f"lifecycle-{op.lifecycle}"))
+    if uses_lifecycle(api):
+        out.append(Badge(f"lifecycle: {op.lifecycle}", f"lifecycle-{op.lifecycle}"))
     if op.feature_flag:
         out.append(Badge(f"feature flag: {op.feature_flag}", "flag"))
     if op.provisional:
@@ -191,7 +209,9 @@ def response_blocks(api: Api, op: Operation) -> list[Block]:
     return out
 
 
-def operation_doc(api: Api, op: Operation, view: ClientOp, settings: DocsSettings) -> OperationDoc:
+def operation_doc(
+    api: Api, op: Operation, view: ClientOp, settings: DocsSettings, anchor: str = ""
+) -> OperationDoc:
     blocks: list[Block] = []
     if op.description.strip():
         blocks.append(Text(op.description.strip()))
@@ -200,7 +220,7 @@ def operation_doc(api: Api, op: Operation, view: ClientOp, settings: DocsSetting
     blocks += body_blocks(api, op)
     blocks += response_blocks(api, op)
     blocks += example_blocks(api, op, view, settings)
-    return OperationDoc(op, module_name(op.tag), badges(op), blocks)
+    return OperationDoc(op, module_name(op.tag), badges(api, op), blocks, anchor)
 
 
 # -- the site ----------------------------------------------------------------------------------
@@ -222,20 +242,26 @@ def overview(api: Api, guides: list[Guide], tags: list[TagDoc]) -> list[Block]:
         )
     )
     blocks.append(Heading("All operations", "operations"))
+    # the columns of extensions the spec carries: tier, scope, lifecycle
+    ops = [doc.op for tag in tags for doc in tag.operations]
+    tiers, scopes, lifecycle = (
+        any(o.tier for o in ops),
+        any(o.scope for o in ops),
+        uses_lifecycle(api),
+    )
+    columns: tuple[str, ...] = ("Method", "Path", "Operation")
+    columns += ("Tier",) * tiers + ("Scope",) * scopes + ("Lifecycle",) * lifecycle
     rows = []
-    for tag in tags:
-        for doc in tag.operations:
-            op = doc.op
-            marks = " *(provisional)*" if op.provisional else ""
-            rows.append(
-                (
-                    op.method.upper(),
-                    f"`{op.full_path}`",
-                    f"[{op.summary or op.operation_id}](op:{op.operation_id}){marks}",
-                    op.tier or "",
-                    op.scope or "",
-                    op.lifecycle + (f" (`{op.feature_flag}`)" if op.feature_flag else ""),
-                )
-            )
-    blocks.append(Table(("Method", "Path", "Operation", "Tier", "Scope", "Lifecycle"), rows))
+    for op in ops:
+        marks = " *(provisional)*" if op.provisional else ""
+        row: tuple[str, ...] = (
+            op.method.upper(),
+            f"`{op.full_path}`",
+            f"[{op.summary or op.operation_id}]({op_ref(op.operation_id)}){marks}",
+        )
+        row += (op.tier or "",) * tiers + (op.scope or "",) * scopes
+        if lifecycle:
+            row += (op.lifecycle + (f" (`{op.feature_flag}`)" if op.feature_flag else ""),)
+        rows.append(row)
+    blocks.append(Table(columns, rows))
     return blocks

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..ir import Api
 from ..targets.client.resources import client_views
 from .guides import guides as make_guides
+from .markup import op_anchors
 from .model import DocsSettings, Site, TagDoc
 from .operations import operation_doc, overview
 
@@ -16,12 +17,16 @@ from .operations import operation_doc, overview
 def build_site(api: Api, settings: DocsSettings) -> Site:
     known = set(api.schemas)
     views = client_views(api, known, settings.env_prefix)
+    anchors = op_anchors(api)
     tags = [
         TagDoc(
             tag.name,
             tag.module,
             " ".join(tag.description.split()),
-            [operation_doc(api, op, views[op.operation_id], settings) for op in tag.operations],
+            [
+                operation_doc(api, op, views[op.operation_id], settings, anchors[op.operation_id])
+                for op in tag.operations
+            ],
         )
         for tag in api.tags
     ]

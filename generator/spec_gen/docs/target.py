@@ -11,14 +11,16 @@ from ..core.naming import module_name
 from ..ir import Api
 from ..targets import Target
 from . import DocsSettings, build_site
-from .markup import Anchors, html_blocks, html_text, md_cell, md_text
+from .markup import Anchors, html_blocks, html_text, md_cell, md_text, op_anchors
 
 HTML_PAGE = "index.html"
 
 
 def render_docs(target: Target, api: Api, settings: DocsSettings) -> dict[str, str]:
     site = build_site(api, settings)
-    anchors = Anchors({op.operation_id: module_name(op.tag) for op in api.operations})
+    anchors = Anchors(
+        {op.operation_id: module_name(op.tag) for op in api.operations}, op_anchors(api)
+    )
     ctx = {**target.context(api), "site": site, "header_md": target.header.lstrip("# ")}
 
     def markdown(name: str, depth: int, **extra: object) -> str:
@@ -34,7 +36,10 @@ def render_docs(target: Target, api: Api, settings: DocsSettings) -> dict[str, s
     for guide in site.guides:
         files[f"guides/{guide.slug}.md"] = markdown("docs/guide.md.j2", 1, guide=guide)
     files[HTML_PAGE] = target.render(
-        "docs/index.html.j2", **ctx, html_text=html_text, html_blocks=html_blocks
+        "docs/index.html.j2",
+        **ctx,
+        html_text=partial(html_text, anchors=anchors),
+        html_blocks=partial(html_blocks, anchors=anchors),
     )
     return files
 

@@ -171,13 +171,29 @@ def oas32_features(document: dict[str, Any]) -> list[RawFinding]:
     return out
 
 
+# an operationId read as a name as it is: letters, digits and the separators _ - . /
+_OPERATION_ID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*")
+
+
 def operation_ids(document: dict[str, Any]) -> list[RawFinding]:
+    from ..core.naming import snake
+
     seen: dict[str, str] = {}
     out = []
     for here, _method, _item, op in operations(document):
         op_id = op.get("operationId")
         if not isinstance(op_id, str):
             continue
+        if not _OPERATION_ID_NAME.fullmatch(op_id):
+            out.append(
+                RawFinding(
+                    join_pointer(here, "operationId"),
+                    "operation-id-name",
+                    f"operationId {op_id!r} is not an identifier (it must start with an ASCII "
+                    "letter, then letters, digits, _ - . /): its method is named "
+                    f"`{snake(op_id)}` and its docs anchor is a slug of it",
+                )
+            )
         if op_id in seen:
             out.append(
                 RawFinding(
@@ -667,6 +683,8 @@ CORE_RULES: dict[str, str] = {
     # the spec requires unique operationIds; the generator numbers a repeated one (generated
     # documents such as grpc-gateway's repeat them for each extra binding). House: an error.
     "operation-id-unique": "warn",
+    # an operationId with spaces or other characters (`find pet by id`): named after a slug
+    "operation-id-name": "warn",
     "path-params": "error",
     "no-operations": "warn",
     "python-name": "warn",

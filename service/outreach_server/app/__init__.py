@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.resources import files
@@ -35,6 +37,19 @@ from .routing import RouteTable
 OPENAPI_JSON = files("outreach_api").joinpath("openapi.json").read_bytes()
 # the reference page spec-gen renders (generated/docs/index.html), shipped in the API package
 DOCS_HTML = files("outreach_api").joinpath("docs.html").read_bytes()
+# the address its examples call, as spec-gen wrote it (docs_example_origin)
+_DOCS_ORIGIN = re.compile(rb'<meta name="spec-gen-origin" content="([^"]+)">')
+
+
+def served_docs(host: str, port: int, page: bytes = DOCS_HTML) -> bytes:
+    """The reference page with its examples calling the address served (`--port 9000`: every
+    `http://127.0.0.1:8000` of the page becomes `http://127.0.0.1:9000`)."""
+    found = _DOCS_ORIGIN.search(page)
+    shown = "127.0.0.1" if host in ("", "0.0.0.0", "::") else f"[{host}]" if ":" in host else host
+    origin = html.escape(f"http://{shown}:{port}", quote=True).encode()
+    if found is None or found.group(1) == origin:
+        return page
+    return page.replace(found.group(1), origin)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -90,10 +105,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """The bundled hand-written spec (not FastAPI's reconstruction of it)."""
         return Response(OPENAPI_JSON, media_type="application/json")
 
+    docs_html = served_docs(settings.host, settings.port)
+
     @app.get("/docs", include_in_schema=False)
     async def docs_page() -> Response:
         """The reference docs: one self-contained page (its own CSS and JS, nothing fetched)."""
-        return HTMLResponse(DOCS_HTML)
+        return HTMLResponse(docs_html)
 
     @app.get("/", include_in_schema=False)
     async def root() -> RedirectResponse:

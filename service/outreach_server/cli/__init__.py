@@ -20,12 +20,22 @@ from .common import (
     database_option,
     export_settings,
     migrate_database,
+    port_problem,
     print_json,
+    print_version,
     webhook_options,
 )
 
 
 @click.group()
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=print_version,
+    help="Show the version and exit.",
+)
 def main() -> None:
     """Run and operate the Outreach Data Platform service."""
 
@@ -78,8 +88,14 @@ def serve(
             err=True,
         )
         sys.exit(2)
+    problem = port_problem(settings.host, settings.port)
+    if problem:  # before anything starts: one line, not uvicorn's [Errno 98] among log lines
+        click.echo(f"outreach-server: {problem}", err=True)
+        sys.exit(1)
     # worker processes build their app from the environment: hand the flags over
     os.environ["OUTREACH_DATABASE_URL"] = settings.database_url
+    os.environ["OUTREACH_HOST"] = settings.host  # the docs page's examples call this address
+    os.environ["OUTREACH_PORT"] = str(settings.port)
     os.environ["OUTREACH_ACCESS_LOG"] = "1" if settings.access_log else "0"
     if settings.redis_url:
         os.environ["OUTREACH_REDIS_URL"] = settings.redis_url

@@ -8,7 +8,9 @@ framework, the database engine or the generated routers.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import socket
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +20,40 @@ from ..core.settings import Settings
 
 if TYPE_CHECKING:
     from ..runtime.services import Services
+
+
+def print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`outreach-server --version`: the version of the distribution that installed it."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib import metadata
+
+    names = metadata.packages_distributions().get("outreach_server") or ["spec-gen-outreach"]
+    try:
+        version = metadata.version(names[0])
+    except metadata.PackageNotFoundError:
+        version = "unknown (not installed)"
+    click.echo(f"outreach-server, version {version}")
+    ctx.exit()
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why `serve` cannot listen on host:port, in one line naming the way out; None when it
+    can (bound and released at once, with SO_REUSEADDR as uvicorn binds)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return (
+                    f"port {port} on {host} is already in use (another server?): stop it, "
+                    f"or serve on another port with --port {9000 if port != 9000 else 9001}"
+                )
+            return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
+
 
 DATABASE_HELP = (
     "SQLAlchemy URL (env OUTREACH_DATABASE_URL; default: the SQLite file outreach.sqlite3)."

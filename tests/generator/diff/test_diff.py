@@ -1,4 +1,4 @@
-"""`spec-gen diff`: rule coverage, ordering, the rule table and the README's copy of it.
+"""`spec-gen diff`: rule coverage, ordering, the rule table and docs/diff.md's copy of it.
 
 The cases themselves live in one module per family (test_diff_*.py); this module checks
 that together they exercise every rule.
@@ -116,11 +116,11 @@ def test_rule_ids_are_kebab_case_with_known_verdicts() -> None:
     assert RULES["response-non-success-status-removed"].level == "non-breaking"
 
 
-def test_readme_rules_section_is_exactly_the_generated_tables() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_docs_rules_section_is_exactly_the_generated_tables() -> None:
+    readme = (ROOT / "docs" / "diff.md").read_text()
     assert readme.count(BEGIN) == 1 and readme.count(END) == 1
     assert readme_section(readme) == rules_markdown(), (
-        "run: python -m spec_gen.diff.readme README.md"
+        "run: python -m spec_gen.diff.readme docs/diff.md"
     )
 
 

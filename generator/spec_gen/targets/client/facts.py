@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 from http import HTTPStatus
+from urllib.parse import urlsplit
 
-from ...core.naming import snake
+from ...core.naming import snake, words
 from ...ir import Api
 
 ERROR_NAMES = {
@@ -54,18 +55,52 @@ def _status_name(code: int) -> str:
 
 
 def environments(api: Api) -> dict[str, str]:
-    out = {}
+    """The client's environment names and base URLs, one per server of the spec.
+
+    A server is named by `x-environment`, else by its description when that is a name (four
+    words at most: `Production`, `US Lago cluster`; not a paragraph), else by its URL's host
+    (`https://petstore.swagger.io/v2` -> `petstore`, `http://localhost:8080` -> `local`), else
+    by its position (`server0`); a name already taken gets the server's position appended.
+    """
+    out: dict[str, str] = {}
     for index, server in enumerate(api.servers):
-        name = (
-            server.extensions.get("x-environment")
-            or snake(server.description).rstrip("_")
-            or f"server{index}"
-        )
         concrete = server.url
         for var, value in server.variables.items():
             concrete = concrete.replace("{" + var + "}", value)
-        out[str(name)] = concrete.rstrip("/")
+        name = str(
+            server.extensions.get("x-environment")
+            or (snake(server.description).rstrip("_") if _is_name(server.description) else "")
+            or _host_name(concrete)
+            or f"server{index}"
+        )
+        if name in out:
+            name = f"{name}_{index}"
+        out[name] = concrete.rstrip("/")
     return out
+
+
+def _is_name(description: str) -> bool:
+    return 0 < len(words(description)) <= MAX_NAME_WORDS
+
+
+MAX_NAME_WORDS = 4  # a server description longer than this is prose, not a name
+_GENERIC_LABELS = {"www", "api", "apis", "rest", "app", "gateway", "service", "services"}
+
+
+def _host_name(url: str) -> str:
+    """A name for a server from its host: the first label that says something."""
+    host = (urlsplit(url).hostname or "").lower()
+    if not host:
+        return ""
+    if host in ("localhost", "127.0.0.1", "::1", "0.0.0.0"):
+        return "local"
+    labels = [label for label in host.split(".") if label]
+    if all(label.isdigit() for label in labels):  # an IPv4 address
+        return ""
+    meaningful = [label for label in labels[:-1] if label not in _GENERIC_LABELS] or labels[:1]
+    if not meaningful or not words(meaningful[0]):
+        return ""
+    return snake(meaningful[0]).rstrip("_")
 
 
 def context_headers(api: Api) -> dict[str, str]:

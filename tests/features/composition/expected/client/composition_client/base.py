@@ -23,9 +23,9 @@ from .wire import Payload, cookie_header, query_pairs, scalar
 T = TypeVar("T")
 P = ParamSpec("P")
 
-ENVIRONMENTS: dict[str, str] = {"value": ""}
+ENVIRONMENTS: dict[str, str] = {"server0": ""}
 """Base URL of each environment, from the spec's servers."""
-DEFAULT_ENVIRONMENT = "value"
+DEFAULT_ENVIRONMENT = "server0"
 BASE_PATH = ""
 """Path part of the base URL; operations served elsewhere (e.g. under /v1) carry their own prefix."""
 KEY_MODES: dict[str, str] = {}

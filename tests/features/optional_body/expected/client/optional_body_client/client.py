@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 class Client(SyncAPIClient):
     """Synchronous client.
 
-    `Client(environment=...)` (value) or `Client(base_url=...)`
+    `Client(environment=...)` (server0) or `Client(base_url=...)`
     (the spec's base URL, e.g. `http://127.0.0.1:8000`).
     Options: `timeout`, `max_retries` (connection errors, 429
     and 5xx; `Retry-After` is honoured), `retry_unsafe` (also retry billable and
