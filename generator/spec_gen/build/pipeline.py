@@ -16,6 +16,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.config import Config
+from ..core.memory import collector_paused
+from ..core.timings import stage
+from ..core.where import at
+from ..document.load import Bundle, bundle
+from ..lint.findings import WARNING, Finding, RawFinding
+from ..lint.profiles import ruleset
+from ..lint.validate import (
+    apply_profile,
+    bundle_findings,
+    locate_findings,
+    openapi_findings,
+    repair_findings,
+    rule_findings,
+    validate_bundle,
+)
 from .cache import (
     CACHE_DIR,
     models_warm_up_wanted,
@@ -24,16 +40,8 @@ from .cache import (
     tool_versions,
     unchanged_since_last_build,
 )
-from ..core.config import Config
-from ..core.where import at
-from ..lint.findings import WARNING, Finding, RawFinding
-from ..document.load import Bundle, bundle
-from ..core.memory import collector_paused
-from ..lint.profiles import ruleset
 from .result import BuildResult
-from ..core.timings import stage
 from .tree import Change, Staging, changes, existing_files, short_diff
-from ..lint.validate import apply_profile, bundle_findings, locate_findings, openapi_findings, repair_findings, rule_findings, validate_bundle
 from .verify import Verifier
 from .worker import ForkedWorker
 
@@ -235,13 +243,21 @@ def _render(
     first class the warning names, else of the schemas; its text)."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from ..docs.target import HTML_PAGE, render_docs
     from ..ir import build_ir
     from ..targets import Target
-    from ..targets.client.resources import render_client
     from ..targets.client.models import split_models
-    from ..docs.target import HTML_PAGE, render_docs
+    from ..targets.client.resources import render_client
     from ..targets.models.depth import needs_headroom, recursion_headroom
-    from ..targets.models.generate import ModelsRefused, any_classes, enum_class_names, generate_models, model_names, models_document, refusal_pointer
+    from ..targets.models.generate import (
+        ModelsRefused,
+        any_classes,
+        enum_class_names,
+        generate_models,
+        model_names,
+        models_document,
+        refusal_pointer,
+    )
     from ..targets.server import render_server
 
     with at(""), stage("IR"):
