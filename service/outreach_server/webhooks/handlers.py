@@ -93,7 +93,7 @@ async def _check_url(ctx: RequestContext, url: str) -> str:
     return resolved.target.url
 
 
-class WebhooksService:
+class WebhooksHandlers:
     """Signed callbacks for events in the organization."""
 
     async def list_webhook_events(
