@@ -66,7 +66,6 @@ async def seed(url: str, port: int, webhooks: int, events: int) -> int:
     """An organisation, its webhooks and `events` published events (their deliveries held
     back); returns the number of deliveries."""
     from outreach_server.core.db import create_engine
-    from outreach_server.core.secrets import secret_box
     from outreach_server.core.settings import Settings
     from outreach_server.orgs.store import OrgStore
     from outreach_server.webhooks.outbox import publish_event
@@ -76,15 +75,14 @@ async def seed(url: str, port: int, webhooks: int, events: int) -> int:
     engine = create_engine(url)
     try:
         org = await OrgStore(engine).create(f"bench {uuid.uuid4().hex[:6]}")
-        box = secret_box(Settings.from_env(database_url=url))
-        store = WebhookStore(engine)
+        store = WebhookStore(engine, Settings.from_env(database_url=url))
         for index in range(webhooks):
             await store.create(
                 org,
                 url=f"http://127.0.0.1:{port}/hook/{index}",
                 events=["campaign.created"],
                 name=f"bench {index}",
-                secret_encrypted=box.encrypt(f"whsec_bench_{index}"),
+                secret=f"whsec_bench_{index}",
             )
         for start in range(0, events, 500):
             async with engine.begin() as connection:

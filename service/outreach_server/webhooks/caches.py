@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 
 from ..core.resolver import Resolver
-from ..core.secrets import secret_box
 from ..core.settings import Settings
+from .store import open_secret
 from .targets import ResolvedTarget, TargetRefused, resolve_target
 
 RESOLVE_CACHE_SECONDS = 1.0
@@ -63,7 +63,7 @@ class SecretCache:
         cached = self._secrets.get(key)
         if cached is not None and cached[0] > now:
             return cached[1]
-        secret = secret_box(self.settings).decrypt(ciphertext)
+        secret = open_secret(self.settings, ciphertext)
         if len(self._secrets) > MAX_ENTRIES:
             self._secrets.clear()
         self._secrets[key] = (now + SECRET_CACHE_SECONDS, secret)

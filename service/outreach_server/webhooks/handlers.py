@@ -28,7 +28,7 @@ from outreach_api.models import (
 
 from ..core.errors import ApiError
 from ..core.pagination import Page
-from ..core.secrets import NOT_CONFIGURED, SecretKeyMissing, new_secret, secret_box
+from ..core.secrets import NOT_CONFIGURED, SecretKeyMissing
 from ..runtime.context import RequestContext
 from .store import ActiveLimitReached, DeliveryRecord, WebhookRecord, WebhookStore
 from .targets import TargetRefused, resolve_target
@@ -79,6 +79,10 @@ def _delivery(record: DeliveryRecord) -> WebhookDelivery:
     )
 
 
+def _store(ctx: RequestContext) -> WebhookStore:
+    return WebhookStore(ctx.services.engine, ctx.services.settings)
+
+
 async def _check_url(ctx: RequestContext, url: str) -> str:
     settings = ctx.services.settings
     try:
@@ -112,7 +116,7 @@ class WebhooksHandlers:
         is_active: bool | None,
     ) -> WebhookListResponse:
         _, org_id = ctx.require_org()
-        records = await WebhookStore(ctx.services.engine).list_all(org_id, is_active)
+        records = await _store(ctx).list_all(org_id, is_active)
         return WebhookListResponse(data=[Webhook.model_validate(_public(r)) for r in records])
 
     async def create_webhook(
@@ -125,14 +129,11 @@ class WebhooksHandlers:
         events = _events(body.events)
         url = await _check_url(ctx, body.url)
         try:
-            box = secret_box(ctx.services.settings)
+            record, secret = await _store(ctx).create(
+                org_id, url=url, events=events, name=body.name
+            )
         except SecretKeyMissing:
             raise ApiError(503, NOT_CONFIGURED) from None
-        secret = new_secret()
-        try:
-            record = await WebhookStore(ctx.services.engine).create(
-                org_id, url=url, events=events, name=body.name, secret_encrypted=box.encrypt(secret)
-            )
         except ActiveLimitReached as exc:
             raise ApiError(400, str(exc)) from None
         return WebhookWithSecretResponse(
@@ -146,7 +147,7 @@ class WebhooksHandlers:
         webhook_id: str,
     ) -> WebhookResponse:
         _, org_id = ctx.require_org()
-        record = await WebhookStore(ctx.services.engine).get(org_id, webhook_id)
+        record = await _store(ctx).get(org_id, webhook_id)
         if record is None:
             raise ApiError(404, NOT_FOUND)
         return WebhookResponse(data=Webhook.model_validate(_public(record)))
@@ -158,7 +159,7 @@ class WebhooksHandlers:
         webhook_id: str,
     ) -> None:
         _, org_id = ctx.require_org()
-        if not await WebhookStore(ctx.services.engine).delete(org_id, webhook_id):
+        if not await _store(ctx).delete(org_id, webhook_id):
             raise ApiError(404, NOT_FOUND)
 
     async def update_webhook(
@@ -181,7 +182,7 @@ class WebhooksHandlers:
             changes["is_active"] = body.is_active
         if not changes:
             raise ApiError(400, NO_FIELDS)
-        store = WebhookStore(ctx.services.engine)
+        store = _store(ctx)
         try:
             record = await store.update(org_id, webhook_id, changes)
         except ActiveLimitReached as exc:
@@ -201,7 +202,7 @@ class WebhooksHandlers:
     ) -> WebhookDeliveryListResponse:
         _, org_id = ctx.require_org()
         request = Page(page, limit)
-        found = await WebhookStore(ctx.services.engine).deliveries(
+        found = await _store(ctx).deliveries(
             org_id,
             webhook_id,
             offset=request.offset,

@@ -6,6 +6,10 @@ organisation are active; a create or a re-activation that would exceed it is ref
 under concurrent requests: the count and the write run in one transaction serialized per
 organisation (PostgreSQL: the organisation's row locked FOR UPDATE; SQLite: BEGIN IMMEDIATE,
 the database's single writer lock).
+
+Signing secrets are encrypted and decrypted here and nowhere else (`seal_secret`,
+`open_secret`: Fernet with the server key, core/secrets.py): callers hand the store a secret
+in clear, or let it draw one, and the delivery worker asks it for the clear text.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from outreach_api.constants import WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from ..core.secrets import new_secret, secret_box
+from ..core.settings import Settings
 from ..core.tables import organizations
 from .tables import webhook_deliveries, webhooks
 
@@ -39,6 +45,16 @@ def now_ms() -> int:
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_hex(12)}"
+
+
+def seal_secret(settings: Settings, secret: str) -> str:
+    """The stored form of a signing secret; raises SecretKeyMissing without a server key."""
+    return secret_box(settings).encrypt(secret)
+
+
+def open_secret(settings: Settings, ciphertext: str) -> str:
+    """A stored signing secret in clear; raises SecretKeyMissing or SecretUndecryptable."""
+    return secret_box(settings).decrypt(ciphertext)
 
 
 @dataclass(frozen=True)
@@ -113,9 +129,43 @@ def _delivery(row: Any) -> DeliveryRecord:
     )
 
 
+async def insert_webhook(
+    connection: AsyncConnection,
+    settings: Settings,
+    org_id: int,
+    *,
+    url: str,
+    events: Sequence[str],
+    name: str | None,
+    is_active: bool = True,
+    webhook_id: str | None = None,
+    secret: str | None = None,
+) -> tuple[WebhookRecord, str]:
+    """Insert a webhook in the caller's transaction (no active-limit check: see
+    WebhookStore.create); its secret (drawn when not given) is stored encrypted and returned
+    in clear with the record, the only time it is. Raises SecretKeyMissing before writing."""
+    secret = secret if secret is not None else new_secret()
+    now = now_ms()
+    values: dict[str, Any] = {
+        "id": webhook_id or new_id("wh"),
+        "org_id": org_id,
+        "name": name,
+        "url": url,
+        "events": list(events),
+        "is_active": is_active,
+        "secret_encrypted": seal_secret(settings, secret),
+        "created_at": now,
+        "updated_at": now,
+    }
+    await connection.execute(insert(W).values(**values))
+    del values["secret_encrypted"]
+    return WebhookRecord(**values), secret
+
+
 class WebhookStore:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, settings: Settings) -> None:
         self.engine = engine
+        self.settings = settings
         self.sqlite = engine.dialect.name == "sqlite"
 
     @asynccontextmanager
@@ -165,26 +215,17 @@ class WebhookStore:
         url: str,
         events: Sequence[str],
         name: str | None,
-        secret_encrypted: str,
-    ) -> WebhookRecord:
-        now = now_ms()
-        values: dict[str, Any] = {
-            "id": new_id("wh"),
-            "org_id": org_id,
-            "name": name,
-            "url": url,
-            "events": list(events),
-            "is_active": True,
-            "secret_encrypted": secret_encrypted,
-            "created_at": now,
-            "updated_at": now,
-        }
+        secret: str | None = None,
+    ) -> tuple[WebhookRecord, str]:
+        """A new active webhook and its secret in clear (drawn when not given); refused
+        (ActiveLimitReached) beyond the active limit, SecretKeyMissing without a server key."""
+        secret_box(self.settings)  # SecretKeyMissing before anything is locked
         async with self._org_locked(org_id) as connection:
             if await self._active_count(connection, org_id) >= WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG:
                 raise ActiveLimitReached(ACTIVE_LIMIT_MESSAGE)
-            await connection.execute(insert(W).values(**values))
-        del values["secret_encrypted"]
-        return WebhookRecord(**values)
+            return await insert_webhook(
+                connection, self.settings, org_id, url=url, events=events, name=name, secret=secret
+            )
 
     async def update(
         self, org_id: int, webhook_id: str, changes: dict[str, Any]
