@@ -14,7 +14,7 @@ from .outbox import (
     publish_event,
 )
 from .signature import sign, verify_signature
-from .store import insert_webhook
+from .store import end_agency_webhooks, insert_webhook
 from .tables import (
     webhooks,
 )
@@ -22,6 +22,7 @@ from .tables import (
 __all__ = [
     "EVENT_KINDS",
     "DeliveryWorker",
+    "end_agency_webhooks",
     "insert_webhook",
     "publish_event",
     "sign",

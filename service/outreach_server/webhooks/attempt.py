@@ -88,9 +88,11 @@ class Sender:
     async def attempt(self, item: Claimed) -> Outcome | None:
         """The outcome of one attempt; None (RELEASED) when it was not made."""
         if item.url is None:
-            return Outcome(False, None, "Webhook or event no longer exists")
-        if not item.is_active:
-            return Outcome(False, None, "Webhook is disabled")
+            return Outcome(False, None, "Webhook or event no longer exists", final=True)
+        if not item.is_active:  # failed without retry (spec/DECISIONS.md row 96)
+            return Outcome(False, None, "Webhook is disabled", final=True)
+        if item.agency_ended:  # spec/DECISIONS.md row 131
+            return Outcome(False, None, "Agency link ended", final=True)
         try:
             secret = self.secrets.secret(item.webhook_id, item.secret_encrypted)
         except (SecretKeyMissing, SecretUndecryptable) as exc:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -31,7 +32,14 @@ from ..core.resolver import Resolver
 from ..core.settings import Settings
 from .attempt import Sender
 from .outbox import on_publish
-from .queue import LEASE_MARGIN_SECONDS, Claimed, DeliveryQueue, Outcome
+from .queue import (
+    IN_FLIGHT_PER_ORG,
+    LEASE_MARGIN_SECONDS,
+    RELEASED,
+    Claimed,
+    DeliveryQueue,
+    Outcome,
+)
 from .store import now_ms
 
 log = logging.getLogger("outreach_server.webhooks")
@@ -52,6 +60,7 @@ class DeliveryWorker:
         flush_size: int = 64,
         flush_interval: float = 0.005,
         lanes: int = 2,
+        per_org: int = IN_FLIGHT_PER_ORG,
     ) -> None:
         self.engine = engine
         self.settings = settings
@@ -89,6 +98,8 @@ class DeliveryWorker:
         self._flushed = asyncio.Event()  # set whenever none is
         self._flushed.set()
         self._closing = False
+        self.per_org = max(1, per_org)
+        self._org_load: Counter[int] = Counter()  # attempts in flight per organisation
 
     @property
     def lease_ms(self) -> int:
@@ -169,6 +180,7 @@ class DeliveryWorker:
                 continue
             wanted = min(self.batch, free)
             skipped = self.sender.saturated_webhooks()
+            full = self._full_orgs()
             self._reserved += wanted
             try:
                 items = await self.claim(wanted, skipped)
@@ -185,7 +197,8 @@ class DeliveryWorker:
                 self._spawn(item)
             if len(items) == wanted:
                 await asyncio.sleep(0)  # let the sends start, then claim more
-            elif skipped and self._in_flight:  # a busy target's rows may be due: soon again
+            elif (skipped or full) and self._in_flight:  # a busy target's or organisation's
+                # rows may be due: look again as soon as a slot frees
                 self._slot_freed.clear()
                 await self._wait(self._slot_freed, self.poll_interval)
             else:  # nothing more is due now
@@ -230,12 +243,21 @@ class DeliveryWorker:
     def _spawn(self, item: Claimed) -> asyncio.Task[None]:
         task = asyncio.create_task(self.deliver(item))
         self._in_flight.add(task)
-        task.add_done_callback(self._finished)
+        org = item.org_id
+        self._org_load[org] += 1
+
+        def finished(task: asyncio.Task[None]) -> None:
+            self._in_flight.discard(task)
+            self._org_load[org] -= 1
+            if self._org_load[org] <= 0:
+                del self._org_load[org]
+            self._slot_freed.set()
+
+        task.add_done_callback(finished)
         return task
 
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        self._in_flight.discard(task)
-        self._slot_freed.set()
+    def _full_orgs(self) -> list[int]:
+        return sorted(org for org, load in self._org_load.items() if load >= self.per_org)
 
     # -- deliver -----------------------------------------------------------------------------
 
@@ -311,7 +333,28 @@ class DeliveryWorker:
     # -- claim and attempt ---------------------------------------------------------------------
 
     async def claim(self, limit: int | None = None, skipped: Sequence[str] = ()) -> list[Claimed]:
-        return await self.queue.claim(limit or self.batch, skipped)
+        """Lease due attempts, organisations taking turns, at most `per_org` of each in
+        flight: the claim leaves out the organisations already at the bound and takes at most
+        what each other one has room for; what a concurrent claim (another lane) took
+        beyond the bound is given back unsent at once."""
+        load = self._org_load
+        items = await self.queue.claim(
+            limit or self.batch,
+            skipped,
+            full_orgs=self._full_orgs(),
+            room={org: self.per_org - n for org, n in load.items() if n < self.per_org},
+            per_org=self.per_org,
+        )
+        taken: Counter[int] = Counter(load)
+        kept: list[Claimed] = []
+        for item in items:
+            taken[item.org_id] += 1
+            if taken[item.org_id] <= self.per_org:
+                kept.append(item)
+            else:  # the spawn below would pass the bound: released, due again at once
+                self._results.append((item, RELEASED))
+                self._result_ready.set()
+        return kept
 
     async def attempt(self, item: Claimed) -> Outcome | None:
         """The outcome of one attempt; None (RELEASED) when it was not made."""

@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +53,9 @@ from .store import new_id, now_ms
 from .tables import webhook_deliveries
 
 LEASE_MARGIN_SECONDS = 2.0
+# due deliveries of one organisation a worker has in flight at most (spec/DECISIONS.md row
+# 133): one organisation's backlog to hanging targets leaves the other slots to the others
+IN_FLIGHT_PER_ORG = 32
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ class Claimed:
     # what the POST needs, read with the claim (url None: the webhook or event is gone)
     url: str | None = None
     is_active: bool = False
+    agency_ended: bool = False  # the webhook's URL was set by an agency no longer linked
     secret_encrypted: str = ""
     payload: Any = None
     created_at: int = 0
@@ -79,6 +83,7 @@ class Outcome:
     success: bool
     response_code: int | None = None
     error_message: str | None = None
+    final: bool = False  # a failure never retried (the webhook is disabled or gone)
 
 
 RELEASED = None  # an attempt given back unsent (no slot of its target in time)
@@ -114,7 +119,17 @@ class DeliveryQueue:
 
     # -- claim -------------------------------------------------------------------------------
 
-    async def claim(self, limit: int, skipped: Sequence[str] = ()) -> list[Claimed]:
+    async def claim(
+        self,
+        limit: int,
+        skipped: Sequence[str] = (),
+        *,
+        full_orgs: Sequence[int] = (),
+        room: Mapping[int, int] | None = None,
+        per_org: int | None = None,
+    ) -> list[Claimed]:
+        """Lease up to `limit` due rows (statements.claim: organisations take turns, at most
+        `room[org]`, else `per_org`, of each; none of `full_orgs` or of `skipped` webhooks)."""
         now = now_ms()
         token = secrets.token_hex(8)
         claim = statements.claim(
@@ -123,6 +138,9 @@ class DeliveryQueue:
             token=token,
             limit=limit,
             skipped=skipped,
+            full_orgs=full_orgs,
+            room=room,
+            per_org=per_org,
             sqlite=self.sqlite,
         )
         rows: Sequence[Any]
@@ -161,6 +179,7 @@ class DeliveryQueue:
                 lease_token=token,
                 url=row.url if row.created_at is not None else None,
                 is_active=_bool(row.is_active),
+                agency_ended=row.agency_org_id is not None and row.agency_linked is None,
                 secret_encrypted=row.secret_encrypted or "",
                 payload=row.payload,
                 created_at=int(row.created_at or 0),
@@ -184,7 +203,8 @@ class DeliveryQueue:
                 continue
             made = item.attempts + 1
             limit = min(item.max_attempts, WEBHOOK_DELIVERY_MAX_ATTEMPTS)
-            retry_id = new_id("dlv") if not outcome.success and made < limit else None
+            retried = not outcome.success and not outcome.final and made < limit
+            retry_id = new_id("dlv") if retried else None
             message = outcome.error_message
             if not outcome.success:  # each row is one attempt: say which, and what follows it
                 follows = f"retried as {retry_id}" if retry_id else "no more attempts"

@@ -11,7 +11,7 @@ IMMEDIATE (its single writer lock).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -22,11 +22,15 @@ from sqlalchemy import (
     Text,
     and_,
     bindparam,
+    case,
+    func,
+    literal,
     select,
     text,
     update,
 )
 
+from ..core.tables import agency_links
 from .tables import webhook_deliveries, webhook_events, webhooks
 
 D = webhook_deliveries
@@ -40,29 +44,79 @@ RETRY_FIELDS = ("id", "org_id", "webhook_id", "event_id", "event", "attempts", "
 
 
 def claim(
-    *, now: int, lease_ms: int, token: str, limit: int, skipped: Sequence[str], sqlite: bool
+    *,
+    now: int,
+    lease_ms: int,
+    token: str,
+    limit: int,
+    skipped: Sequence[str] = (),
+    full_orgs: Sequence[int] = (),
+    room: Mapping[int, int] | None = None,
+    per_org: int | None = None,
+    sqlite: bool,
 ) -> Any:
-    """The UPDATE that leases up to `limit` due rows (oldest due first), leaving out the
-    webhooks in `skipped`; PostgreSQL skips the rows another worker is claiming."""
-    due = (
-        select(D.c.id)
-        .where(D.c.status == "pending", D.c.next_attempt_at <= now)
-        .order_by(D.c.next_attempt_at)
-        .limit(limit)
+    """The UPDATE that leases up to `limit` due rows, leaving out the webhooks in `skipped`
+    and the organisations in `full_orgs`; PostgreSQL skips the rows another worker is
+    claiming.
+
+    Organisations take turns: among the oldest due rows (a window of 8 claims' worth), each
+    organisation's rows are numbered oldest first and the claim takes every organisation's
+    first row, then every second one, and so on, at most `room[org]` (else `per_org`) rows
+    of each; without `per_org`, simply the oldest due rows."""
+    due = select(D.c.id, D.c.org_id, D.c.next_attempt_at).where(
+        D.c.status == "pending", D.c.next_attempt_at <= now
     )
     if skipped:
         due = due.where(D.c.webhook_id.not_in(skipped))
-    if not sqlite:
-        due = due.with_for_update(skip_locked=True)
+    if full_orgs:
+        due = due.where(D.c.org_id.not_in(full_orgs))
+    if per_org is None:
+        picked = due.with_only_columns(D.c.id).order_by(D.c.next_attempt_at).limit(limit)
+        if not sqlite:
+            picked = picked.with_for_update(skip_locked=True)
+    else:
+        window = (
+            due.order_by(D.c.next_attempt_at, D.c.id).limit(max(8 * limit, 256)).subquery("due")
+        )
+        turn = (
+            func.row_number()
+            .over(partition_by=window.c.org_id, order_by=(window.c.next_attempt_at, window.c.id))
+            .label("turn")
+        )
+        ranked = select(window.c.id, window.c.org_id, window.c.next_attempt_at, turn).subquery(
+            "ranked"
+        )
+        allowed: Any = literal(per_org)
+        if room:
+            allowed = case(dict(room), value=ranked.c.org_id, else_=per_org)
+        picked = (
+            select(ranked.c.id)
+            .where(ranked.c.turn <= allowed)
+            .order_by(ranked.c.turn, ranked.c.next_attempt_at)
+            .limit(limit)
+        )
+        if not sqlite:  # lock what was picked, skipping rows another worker holds; the
+            # due test again here, where PostgreSQL re-checks a row a concurrent claim changed
+            picked = select(D.c.id).where(
+                D.c.id.in_(picked.scalar_subquery()),
+                D.c.status == "pending",
+                D.c.next_attempt_at <= now,
+            )
+            picked = picked.with_for_update(skip_locked=True)
     return (
         update(D)
-        .where(D.c.id.in_(due.scalar_subquery()), D.c.status == "pending")
+        .where(
+            D.c.id.in_(picked.scalar_subquery()),
+            D.c.status == "pending",
+            D.c.next_attempt_at <= now,
+        )
         .values(next_attempt_at=now + lease_ms, lease_token=token)
     )
 
 
 def claimed_batch(rows: Any, token: str, ids: list[str] | None) -> Any:
-    """The claimed rows with their webhook and event (each joined on the row's org_id).
+    """The claimed rows with their webhook and event (each joined on the row's org_id), and
+    whether the agency that set the webhook's URL, if any, is still linked.
 
     `rows` is the deliveries table (SQLite: `ids` are the rows the claim returned) or, on
     PostgreSQL, the claim's RETURNING as a CTE, so claim and read are one statement."""
@@ -78,6 +132,8 @@ def claimed_batch(rows: Any, token: str, ids: list[str] | None) -> Any:
             webhooks.c.url,
             webhooks.c.is_active,
             webhooks.c.secret_encrypted,
+            webhooks.c.agency_org_id,
+            agency_links.c.org_id.label("agency_linked"),
             webhook_events.c.payload,
             webhook_events.c.created_at,
         )
@@ -85,7 +141,15 @@ def claimed_batch(rows: Any, token: str, ids: list[str] | None) -> Any:
             rows.outerjoin(
                 webhooks,
                 and_(webhooks.c.id == rows.c.webhook_id, webhooks.c.org_id == rows.c.org_id),
-            ).outerjoin(
+            )
+            .outerjoin(  # an agency's webhook delivers only while the agency is linked
+                agency_links,
+                and_(
+                    agency_links.c.agency_org_id == webhooks.c.agency_org_id,
+                    agency_links.c.org_id == rows.c.org_id,
+                ),
+            )
+            .outerjoin(
                 webhook_events,
                 and_(
                     webhook_events.c.id == rows.c.event_id,

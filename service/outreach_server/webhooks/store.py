@@ -140,6 +140,7 @@ async def insert_webhook(
     is_active: bool = True,
     webhook_id: str | None = None,
     secret: str | None = None,
+    agency_org_id: int | None = None,
 ) -> tuple[WebhookRecord, str]:
     """Insert a webhook in the caller's transaction (no active-limit check: see
     WebhookStore.create); its secret (drawn when not given) is stored encrypted and returned
@@ -157,9 +158,78 @@ async def insert_webhook(
         "created_at": now,
         "updated_at": now,
     }
-    await connection.execute(insert(W).values(**values))
+    await connection.execute(insert(W).values(**values, agency_org_id=agency_org_id))
     del values["secret_encrypted"]
     return WebhookRecord(**values), secret
+
+
+DISABLED_BEFORE_SENT = "Webhook disabled before this attempt (not sent, not retried)"
+REPOINTED_BEFORE_SENT = "Webhook URL changed before this attempt (not sent, not retried)"
+UNSUBSCRIBED_BEFORE_SENT = "Webhook unsubscribed from this event (not sent, not retried)"
+
+
+async def fail_pending(
+    connection: AsyncConnection, org_id: int, webhook_ids: Sequence[str], message: str, *where: Any
+) -> None:
+    """Fail the pending (due, scheduled or leased) attempts of these webhooks at once,
+    without retry: they are never sent later, to a re-enabled or repointed URL either. A
+    worker holding one of them under a lease records nothing for it (its guard is the
+    pending status)."""
+    if not webhook_ids:
+        return
+    await connection.execute(
+        update(D)
+        .where(
+            D.c.org_id == org_id,
+            D.c.webhook_id.in_(list(webhook_ids)),
+            D.c.status == "pending",
+            *where,
+        )
+        .values(status="failed", error_message=message, completed_at=now_ms(), lease_token=None)
+    )
+
+
+async def _end_pending(
+    connection: AsyncConnection,
+    org_id: int,
+    webhook_id: str,
+    changes: dict[str, Any],
+    url_before: str,
+) -> None:
+    """What a change ends: a disabled or repointed webhook's pending attempts, and those of
+    events it no longer subscribes to (spec/DECISIONS.md row 96)."""
+    if changes.get("is_active") is False:
+        await fail_pending(connection, org_id, [webhook_id], DISABLED_BEFORE_SENT)
+    if "url" in changes and changes["url"] != url_before:
+        await fail_pending(connection, org_id, [webhook_id], REPOINTED_BEFORE_SENT)
+    if "events" in changes:
+        kept = list(changes["events"])
+        await fail_pending(
+            connection, org_id, [webhook_id], UNSUBSCRIBED_BEFORE_SENT, D.c.event.not_in(kept)
+        )
+
+
+AGENCY_LINK_ENDED = "Agency link ended: webhook disabled (not sent, not retried)"
+
+
+async def end_agency_webhooks(connection: AsyncConnection, agency_org_id: int, org_id: int) -> None:
+    """In the transaction that ends an agency's link to `org_id`: disable the webhooks of
+    `org_id` whose URL the agency set, and fail their pending attempts without retry
+    (spec/DECISIONS.md row 131). They stay listed, disabled, with their delivery history;
+    the organisation may point them elsewhere and re-enable them."""
+    ended = (
+        (
+            await connection.execute(
+                update(W)
+                .where(W.c.org_id == org_id, W.c.agency_org_id == agency_org_id)
+                .values(is_active=False, updated_at=now_ms())
+                .returning(W.c.id)
+            )
+        )
+        .scalars()
+        .all()
+    )
+    await fail_pending(connection, org_id, list(ended), AGENCY_LINK_ENDED)
 
 
 class WebhookStore:
@@ -216,6 +286,7 @@ class WebhookStore:
         events: Sequence[str],
         name: str | None,
         secret: str | None = None,
+        agency_org_id: int | None = None,
     ) -> tuple[WebhookRecord, str]:
         """A new active webhook and its secret in clear (drawn when not given); refused
         (ActiveLimitReached) beyond the active limit, SecretKeyMissing without a server key."""
@@ -224,7 +295,14 @@ class WebhookStore:
             if await self._active_count(connection, org_id) >= WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG:
                 raise ActiveLimitReached(ACTIVE_LIMIT_MESSAGE)
             return await insert_webhook(
-                connection, self.settings, org_id, url=url, events=events, name=name, secret=secret
+                connection,
+                self.settings,
+                org_id,
+                url=url,
+                events=events,
+                name=name,
+                secret=secret,
+                agency_org_id=agency_org_id,
             )
 
     async def update(
@@ -233,7 +311,7 @@ class WebhookStore:
         async with self._org_locked(org_id) as connection:
             current = (
                 await connection.execute(
-                    select(W.c.is_active).where(W.c.org_id == org_id, W.c.id == webhook_id)
+                    select(W.c.is_active, W.c.url).where(W.c.org_id == org_id, W.c.id == webhook_id)
                 )
             ).first()
             if current is None:
@@ -247,6 +325,7 @@ class WebhookStore:
                 .where(W.c.org_id == org_id, W.c.id == webhook_id)
                 .values(**changes, updated_at=now_ms())
             )
+            await _end_pending(connection, org_id, webhook_id, changes, current.url)
             row = (
                 await connection.execute(
                     select(*PUBLIC_COLUMNS).where(W.c.org_id == org_id, W.c.id == webhook_id)
