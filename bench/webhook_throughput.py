@@ -16,7 +16,11 @@ on a 2-core machine more worker processes compete with the receiver and PostgreS
 
     python bench/webhook_throughput.py [--events 2000] [--webhooks 5] [--workers 1,2,4]
         [--backend both|postgresql|sqlite] [--sqlite-workers 1] [--concurrency 256]
-        [--per-target 32]
+        [--per-target 32] [--per-org N]
+
+`--per-org` is the worker's bound of one organisation's attempts in flight (default: a
+quarter of --concurrency, spec/DECISIONS.md row 133); every delivery here is one
+organisation's, so `--per-org` equal to `--concurrency` shows what the bound costs.
 """
 
 from __future__ import annotations
@@ -181,6 +185,8 @@ def run(
                 "--per-target",
                 str(args.per_target),
             ]
+            if args.per_org is not None:
+                command += ["--per-org", str(args.per_org)]
         counter = Counter(backend, url)
         logs = [Path(folder.name) / f"worker{index}.log" for index in range(workers)]
         processes = [
@@ -258,6 +264,7 @@ def main() -> None:
     parser.add_argument("--backend", choices=("both", "postgresql", "sqlite"), default="both")
     parser.add_argument("--concurrency", type=int, default=256)
     parser.add_argument("--per-target", type=int, default=32)
+    parser.add_argument("--per-org", type=int, default=None)
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument(
         "--baseline",

@@ -314,3 +314,31 @@ def test_a_change_of_authority_ends_the_pending_attempts(
     )
     assert deliver(hooks) == 0
     assert receiver.paths == ["/old"]
+
+
+def test_an_agency_repointing_the_clients_own_webhook_loses_it_with_the_link(
+    hooks: Api, receiver: Receiver
+) -> None:
+    """The URL's setter counts, not the creator: an agency that points the client's own
+    webhook at itself loses it when the link ends, and the client re-enabling it without
+    pointing it elsewhere sends the agency nothing."""
+    agency_org, client_org = hooks.org("agency"), hooks.org("client")
+    hooks.call(hooks.services.orgs.link, agency_org, client_org)
+    agency = hooks.key(agency_org, agency=True)
+    client = hooks.key(client_org)
+    hook_id = create(hooks, client, receiver.url("/client")).json()["data"]["id"]
+    taken = hooks.client.patch(
+        f"{HOOKS}/{hook_id}",
+        json={"url": receiver.url("/agency")},
+        headers=bearer(agency) | {"X-Target-Org-Id": str(client_org)},
+    )
+    assert taken.status_code == 200, taken.text
+    hooks.call(hooks.services.orgs.unlink, agency_org, client_org)
+    again = hooks.client.patch(
+        f"{HOOKS}/{hook_id}", json={"is_active": True}, headers=bearer(client)
+    )
+    assert again.status_code == 200 and again.json()["data"]["is_active"] is True
+    emit(hooks, client_org)
+    assert deliver(hooks) == 1
+    assert receiver.paths == []
+    assert rows(hooks, hook_id)[-1].error_message.startswith("Agency link ended")

@@ -33,7 +33,7 @@ from ..core.settings import Settings
 from .attempt import Sender
 from .outbox import on_publish
 from .queue import (
-    IN_FLIGHT_PER_ORG,
+    IN_FLIGHT_SHARE,
     LEASE_MARGIN_SECONDS,
     RELEASED,
     Claimed,
@@ -60,7 +60,7 @@ class DeliveryWorker:
         flush_size: int = 64,
         flush_interval: float = 0.005,
         lanes: int = 2,
-        per_org: int = IN_FLIGHT_PER_ORG,
+        per_org: int | None = None,
     ) -> None:
         self.engine = engine
         self.settings = settings
@@ -98,7 +98,7 @@ class DeliveryWorker:
         self._flushed = asyncio.Event()  # set whenever none is
         self._flushed.set()
         self._closing = False
-        self.per_org = max(1, per_org)
+        self.per_org = per_org
         self._org_load: Counter[int] = Counter()  # attempts in flight per organisation
 
     @property
@@ -108,6 +108,16 @@ class DeliveryWorker:
     @lease_ms.setter
     def lease_ms(self, value: int) -> None:
         self.queue.lease_ms = value
+
+    @property
+    def per_org(self) -> int:
+        """Due attempts of one organisation in flight at most (spec/DECISIONS.md row 133):
+        as set, else a quarter of max_in_flight (IN_FLIGHT_SHARE; 32 with the defaults)."""
+        return max(1, self._per_org or self.max_in_flight // IN_FLIGHT_SHARE)
+
+    @per_org.setter
+    def per_org(self, value: int | None) -> None:
+        self._per_org = value
 
     @property
     def per_target(self) -> int:

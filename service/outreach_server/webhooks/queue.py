@@ -53,9 +53,9 @@ from .store import new_id, now_ms
 from .tables import webhook_deliveries
 
 LEASE_MARGIN_SECONDS = 2.0
-# due deliveries of one organisation a worker has in flight at most (spec/DECISIONS.md row
-# 133): one organisation's backlog to hanging targets leaves the other slots to the others
-IN_FLIGHT_PER_ORG = 32
+# one organisation holds at most 1/IN_FLIGHT_SHARE of a worker's attempts in flight
+# (spec/DECISIONS.md row 133): its backlog to hanging targets leaves the rest to the others
+IN_FLIGHT_SHARE = 4
 
 
 @dataclass(frozen=True)
