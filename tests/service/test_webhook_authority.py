@@ -342,3 +342,25 @@ def test_an_agency_repointing_the_clients_own_webhook_loses_it_with_the_link(
     assert deliver(hooks) == 1
     assert receiver.paths == []
     assert rows(hooks, hook_id)[-1].error_message.startswith("Agency link ended")
+
+
+def test_unlink_org_from_the_command_line_ends_the_agencys_webhook(
+    hooks: Api, database_url: str, receiver: Receiver
+) -> None:
+    """Issue 30's reproduction as written: the operator command, not the store call."""
+    from service_support import one_json, outreach_cli
+
+    agency_org, client_org = hooks.org("agency"), hooks.org("client")
+    hooks.call(hooks.services.orgs.link, agency_org, client_org)
+    agency = hooks.key(agency_org, agency=True)
+    made = create(hooks, agency, receiver.url("/agency"), **{"X-Target-Org-Id": str(client_org)})
+    hook_id = made.json()["data"]["id"]
+    emit(hooks, client_org)  # pending when the link ends
+    ids = ["--agency-org-id", str(agency_org), "--org-id", str(client_org)]
+    one_json(outreach_cli("admin", "unlink-org", *ids, database_url=database_url))
+    emit(hooks, client_org)  # after: a disabled webhook gets no delivery at all
+    deliver(hooks)
+    assert receiver.paths == []
+    assert [(r.status, r.error_message) for r in rows(hooks, hook_id)] == [
+        ("failed", "Agency link ended: webhook disabled (not sent, not retried)")
+    ]
