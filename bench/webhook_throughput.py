@@ -16,7 +16,11 @@ on a 2-core machine more worker processes compete with the receiver and PostgreS
 
     python bench/webhook_throughput.py [--events 2000] [--webhooks 5] [--workers 1,2,4]
         [--backend both|postgresql|sqlite] [--sqlite-workers 1] [--concurrency 256]
-        [--per-target 32]
+        [--per-target 32] [--per-org N]
+
+`--per-org` is the worker's bound of one organisation's attempts in flight (default: a
+quarter of --concurrency, spec/DECISIONS.md row 133); every delivery here is one
+organisation's, so `--per-org` equal to `--concurrency` shows what the bound costs.
 """
 
 from __future__ import annotations
@@ -66,7 +70,6 @@ async def seed(url: str, port: int, webhooks: int, events: int) -> int:
     """An organisation, its webhooks and `events` published events (their deliveries held
     back); returns the number of deliveries."""
     from outreach_server.core.db import create_engine
-    from outreach_server.core.secrets import secret_box
     from outreach_server.core.settings import Settings
     from outreach_server.orgs.store import OrgStore
     from outreach_server.webhooks.outbox import publish_event
@@ -76,15 +79,14 @@ async def seed(url: str, port: int, webhooks: int, events: int) -> int:
     engine = create_engine(url)
     try:
         org = await OrgStore(engine).create(f"bench {uuid.uuid4().hex[:6]}")
-        box = secret_box(Settings.from_env(database_url=url))
-        store = WebhookStore(engine)
+        store = WebhookStore(engine, Settings.from_env(database_url=url))
         for index in range(webhooks):
             await store.create(
                 org,
                 url=f"http://127.0.0.1:{port}/hook/{index}",
                 events=["campaign.created"],
                 name=f"bench {index}",
-                secret_encrypted=box.encrypt(f"whsec_bench_{index}"),
+                secret=f"whsec_bench_{index}",
             )
         for start in range(0, events, 500):
             async with engine.begin() as connection:
@@ -183,6 +185,8 @@ def run(
                 "--per-target",
                 str(args.per_target),
             ]
+            if args.per_org is not None:
+                command += ["--per-org", str(args.per_org)]
         counter = Counter(backend, url)
         logs = [Path(folder.name) / f"worker{index}.log" for index in range(workers)]
         processes = [
@@ -260,6 +264,7 @@ def main() -> None:
     parser.add_argument("--backend", choices=("both", "postgresql", "sqlite"), default="both")
     parser.add_argument("--concurrency", type=int, default=256)
     parser.add_argument("--per-target", type=int, default=32)
+    parser.add_argument("--per-org", type=int, default=None)
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument(
         "--baseline",

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
+from outreach_api.constants import SCOPES
 from outreach_client import (
     APIError,
     AuthenticationError,
@@ -31,7 +32,7 @@ def http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 
         async def seed() -> str:
             org = await services.orgs.create("client")
-            scopes = ["contacts:read", "contacts:write", "enrichment:run"]
+            scopes = sorted(SCOPES)
             _, token = await services.keys.create(
                 org_id=org, name="k", mode="test", tier="billable", scopes=scopes
             )

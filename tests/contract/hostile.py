@@ -23,6 +23,7 @@ class Case:
     headers: dict[str, str] = field(default_factory=dict)
     expect: tuple[int, ...] = (422,)
     auth: bool = True
+    mode: str = "live"  # whose key: the demo's live key or its test-mode key
     # send only the head and this many body bytes, announcing `announce` bytes (huge uploads)
     announce: int | None = None
 
@@ -546,6 +547,28 @@ def cases(list_id: int) -> list[Case]:
                 "/api/v1/webhooks",
                 js({"url": url, "events": ["campaign.created"]}),
                 expect=(400, 422),
+            )
+        )
+    # -- webhook authority (issue 30, hole 4): a test-mode key takes no event stream --------
+    for method, path, body in (
+        (
+            "POST",
+            "/api/v1/webhooks",
+            {"url": "https://example.com/x", "events": ["person.enriched"]},
+        ),
+        ("PATCH", "/api/v1/webhooks/wh_x", {"url": "https://example.com/x"}),
+        ("PATCH", "/api/v1/webhooks/wh_x", {"is_active": True}),
+        ("DELETE", "/api/v1/webhooks/wh_x", None),
+        ("GET", "/api/v1/webhooks", None),
+    ):
+        add(
+            Case(
+                f"test-mode key: {method} {path} {body}",
+                method,
+                path,
+                None if body is None else js(body),
+                expect=(403,),
+                mode="test",
             )
         )
     return out

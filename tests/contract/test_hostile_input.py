@@ -135,7 +135,8 @@ def send(client: httpx.Client, server: RunningServer, case: Case) -> tuple[int, 
     """The status of one hostile request, when it started and how long it took."""
     headers = dict(case.headers)
     if case.auth:
-        headers.setdefault("Authorization", f"Bearer {server.live_key}")
+        key = server.test_key if case.mode == "test" else server.live_key
+        headers.setdefault("Authorization", f"Bearer {key}")
     if case.body is not None:
         headers.setdefault("Content-Type", "application/json")
     started = time.monotonic()

@@ -13,6 +13,7 @@ from typing import Any
 
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
+from outreach_api.constants import SCOPES
 from outreach_server.cli import main as cli_main
 from outreach_server.runtime.services import Services
 
@@ -40,7 +41,7 @@ class Api:
         *,
         mode: str = "live",
         tier: str = "billable",
-        scopes: tuple[str, ...] = ("contacts:read", "contacts:write", "enrichment:run"),
+        scopes: tuple[str, ...] = tuple(sorted(SCOPES)),
         agency: bool = False,
         **extra: Any,
     ) -> str:

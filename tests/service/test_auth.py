@@ -221,7 +221,7 @@ def test_narrowed_keys_are_listed_with_their_tier_and_scopes(api: Api) -> None:
     keys = api.client.get(KEYS, headers=bearer(admin)).json()["data"]["keys"]
     assert {(k["tier"], tuple(k["scopes"])) for k in keys} == {
         ("read", ("contacts:read",)),
-        ("billable", ("contacts:read", "contacts:write", "enrichment:run")),
+        ("billable", ("contacts:read", "contacts:write", "enrichment:run", "webhooks:manage")),
     }
 
 

@@ -13,12 +13,13 @@ import re
 from typing import Any
 
 import pytest
+from outreach_api.constants import SCOPES
 from outreach_api.operations import OPERATIONS
 from outreach_api.runtime import OperationInfo
 from outreach_server.billing.balances import balance, grant
 from service_support import Api, bearer
 
-ALL_SCOPES = ("contacts:read", "contacts:write", "enrichment:run")
+ALL_SCOPES = tuple(sorted(SCOPES))
 FOREIGN = {"detail": "API key may not act for the target organization"}
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from outreach_api import OPERATIONS
+from outreach_api.constants import SCOPES
 from outreach_server import Settings, create_app
 
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"
@@ -26,7 +27,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
 
         async def seed() -> str:
             org = await services.orgs.create("skeleton")
-            scopes = ["contacts:read", "contacts:write", "enrichment:run"]
+            scopes = sorted(SCOPES)
             _, token = await services.keys.create(
                 org_id=org, name="k", mode="live", tier="billable", scopes=scopes
             )

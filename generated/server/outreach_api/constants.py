@@ -25,6 +25,7 @@ SCOPES: Final[dict[str, Any]] = {
     "contacts:read": "Read contacts, their schema, suppressions and column values.",
     "contacts:write": "Write contacts, suppressions, owners, list membership and sequence membership.",
     "enrichment:run": "Run operations that spend credits (email verification, unlocking withheld details).",
+    "webhooks:manage": "See and change the organization's webhooks (provisional; spec/DECISIONS.md row 130). Only a live key of the whole organization (not a test-mode key, not a key narrowed to lists) may use it; creating or changing a webhook also needs contacts:read.",
 }
 WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG: Final = 10
 WEBHOOK_DELIVERY_MAX_ATTEMPTS: Final = 3

@@ -13,23 +13,23 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from outreach_api import API_TITLE, API_VERSION, create_api_router
 from outreach_api.contract import StrictContract
 
-from ..app_platform.handlers import AppPlatformService
-from ..contacts.handlers import ContactsService
-from ..contacts.handlers_lists import ListsService
+from ..app_platform.handlers import AppPlatformHandlers
+from ..contacts.handlers import ContactsHandlers
+from ..contacts.handlers_lists import ListsHandlers
 from ..core.db import ping
 from ..core.logs import configure_logging
 from ..core.request_guard import RequestGuard
 from ..core.settings import Settings
-from ..enrichment.handlers import EnrichmentService
-from ..feedback.handlers import FeedbackService
-from ..forms.handlers import FormsService
-from ..keys.handlers import ApiKeysService
-from ..ledger.handlers import SuppressionsService
+from ..enrichment.handlers import EnrichmentHandlers
+from ..feedback.handlers import FeedbackHandlers
+from ..forms.handlers import FormsHandlers
+from ..keys.handlers import ApiKeysHandlers
+from ..ledger.handlers import SuppressionsHandlers
 from ..migrate import upgrade
 from ..runtime.context import Authenticator
 from ..runtime.services import Services
-from ..signatures.handlers import SignaturesService
-from ..webhooks.handlers import WebhooksService
+from ..signatures.handlers import SignaturesHandlers
+from ..webhooks.handlers import WebhooksHandlers
 from .errors import install_error_handlers
 from .observability import Observability, install_observability
 from .routing import RouteTable
@@ -85,16 +85,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_observability(app, Observability(access_log=settings.access_log))
     api_router = create_api_router(
         context=Authenticator(services),
-        suppressions=SuppressionsService(),
-        contacts=ContactsService(),
-        lists=ListsService(),
-        enrichment=EnrichmentService(),
-        forms=FormsService(),
-        feedback=FeedbackService(),
-        signatures=SignaturesService(),
-        webhooks=WebhooksService(),
-        api_keys=ApiKeysService(),
-        app_platform=AppPlatformService(),
+        suppressions=SuppressionsHandlers(),
+        contacts=ContactsHandlers(),
+        lists=ListsHandlers(),
+        enrichment=EnrichmentHandlers(),
+        forms=FormsHandlers(),
+        feedback=FeedbackHandlers(),
+        signatures=SignaturesHandlers(),
+        webhooks=WebhooksHandlers(),
+        api_keys=ApiKeysHandlers(),
+        app_platform=AppPlatformHandlers(),
     )
     # the routes themselves, not an included router: one routing layer less on every request;
     # in one table keyed by first path segment, their order (literal segments first) kept

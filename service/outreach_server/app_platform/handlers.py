@@ -50,7 +50,7 @@ async def _mint(tokens: AppTokens, **claims: Any) -> AppTokenResponse:
     return AppTokenResponse(data=AppToken.model_validate(issued.response()))
 
 
-class AppPlatformService:
+class AppPlatformHandlers:
     """App platform tokens (preview; gated by M6_APP_TOKENS_ENABLED)."""
 
     async def exchange_app_session(

@@ -1,6 +1,6 @@
 """The billable contact operations (scope enrichment:run, tier billable): verification and unlocks.
 
-Mixed into ContactsService (handlers/contacts.py), which implements the `contacts` interface.
+Mixed into ContactsHandlers (contacts/handlers.py), which implements the `contacts` interface.
 Each spends the organisation's credits (credits.py); a short balance refuses the whole
 request before anything is charged or written (402, provisional).
 """

@@ -152,9 +152,21 @@ def migrate(database_url: str | None) -> None:
     show_default=True,
     help="Attempts in flight at once to one target (host and port): its connections.",
 )
+@click.option(
+    "--per-org",
+    type=int,
+    default=None,
+    help="Due attempts of one organisation in flight at once [default: a quarter of "
+    "--concurrency]; claims take turns between organisations.",
+)
 @webhook_options
 def worker(
-    database_url: str | None, concurrency: int, batch: int, per_target: int, **webhook: Any
+    database_url: str | None,
+    concurrency: int,
+    batch: int,
+    per_target: int,
+    per_org: int | None,
+    **webhook: Any,
 ) -> None:
     """Run the webhook delivery worker alone (scale-out: run several on PostgreSQL)."""
     import signal
@@ -173,6 +185,7 @@ def worker(
         services.webhooks.batch = max(1, min(batch, concurrency))
         services.webhooks.concurrency = max(1, concurrency)
         services.webhooks.per_target = max(1, per_target)
+        services.webhooks.per_org = per_org
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):

@@ -20,14 +20,14 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..billing import credits, grant
-from ..core.secrets import SecretKeyMissing, new_secret, secret_box
+from ..core.secrets import SecretKeyMissing
 from ..core.tables import lists
 from ..enrichment import waterfall_configs
 from ..feedback import survey_triggers, surveys
 from ..forms import forms
 from ..runtime.services import Services
 from ..signatures import mailboxes
-from ..webhooks import webhooks
+from ..webhooks import insert_webhook, webhooks
 
 log = logging.getLogger("outreach_server.demo")
 
@@ -157,24 +157,18 @@ async def _webhook(
         )
         return
     try:
-        box = secret_box(services.settings)
-    except SecretKeyMissing:
-        log.warning("no webhook secret key configured: the demo webhook is left out")
-        return
-    now_ms = int(time.time() * 1000)
-    await connection.execute(
-        insert(webhooks).values(
-            id=webhook_id,
-            org_id=org_id,
-            name=name,
+        await insert_webhook(
+            connection,
+            services.settings,
+            org_id,
+            webhook_id=webhook_id,
             url=url,
             events=events,
+            name=name,
             is_active=False,
-            secret_encrypted=box.encrypt(new_secret()),
-            created_at=now_ms,
-            updated_at=now_ms,
         )
-    )
+    except SecretKeyMissing:
+        log.warning("no webhook secret key configured: the demo webhook is left out")
 
 
 async def ensure_example_objects(services: Services, org_id: int, list_id: int) -> None:

@@ -85,7 +85,7 @@ def _filter(model: Any) -> Any:
     return None if model is None else model.model_dump()
 
 
-class ContactsService(ContactBillingOperations):
+class ContactsHandlers(ContactBillingOperations):
     """Contact schema reads, record reads, bulk writes, owner assignment, list membership, sequence withdrawal, email verification and unlocking of withheld details (the last two cost credits)."""
 
     # -- records -------------------------------------------------------------------------

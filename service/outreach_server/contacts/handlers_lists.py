@@ -13,7 +13,7 @@ from . import seeding
 from . import store as contact_store
 
 
-class ListsService:
+class ListsHandlers:
     """Lists that contacts belong to (referred to only by name in the source; provisional)."""
 
     async def list_lists(

@@ -23,7 +23,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-RATE_HEADERS_STATE = "rate_limit_headers"
+RATE_HEADERS_STATE = "rate_limit_headers"  # set by runtime.context on every keyed request
 # an escape (after an even run of backslashes) of NUL or of a UTF-16 surrogate
 _SUSPECT_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
 

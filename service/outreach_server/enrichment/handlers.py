@@ -24,7 +24,7 @@ from .configs import configs_for_list
 OPERATION = "verify_email_address"
 
 
-class EnrichmentService:
+class EnrichmentHandlers:
     """Saved waterfall enrichment pipelines per list, and single-address verification."""
 
     async def verify_email_address(

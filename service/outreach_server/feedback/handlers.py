@@ -12,7 +12,7 @@ SURVEY_NOT_FOUND = "Survey not found"
 TRIGGER_NOT_FOUND = "Survey trigger not found"
 
 
-class FeedbackService:
+class FeedbackHandlers:
     """Feedback survey automated-send triggers."""
 
     async def delete_survey_trigger(

@@ -11,7 +11,7 @@ from .store import find_overview
 FORM_NOT_FOUND = "Form not found"
 
 
-class FormsService:
+class FormsHandlers:
     """Per-form operational overview."""
 
     async def get_form_overview(

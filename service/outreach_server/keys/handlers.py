@@ -55,7 +55,7 @@ def granted(
     return wanted_tier, wanted_scopes
 
 
-class ApiKeysService:
+class ApiKeysHandlers:
     """Organization API keys, live and test modes (served under /v1)."""
 
     async def list_api_keys(self, ctx: RequestContext) -> ApiKeyListResponse:

@@ -80,7 +80,7 @@ def record(row: SuppressionRow) -> SuppressionRecord:
     )
 
 
-class SuppressionsService:
+class SuppressionsHandlers:
     """Central ledger of opt-outs that every send path checks (sequencer, newsletter, audience sync)."""
 
     async def get_contact_suppression_status(

@@ -1,18 +1,28 @@
-"""Organisations, agency links and feature flags."""
+"""Organisations, agency links and feature flags.
+
+Ending an agency link ends what hangs on it in the same transaction: the callbacks given
+as `on_unlink` (the composition in runtime/services.py passes the webhooks domain's
+`end_agency_webhooks`) run on the unlink's connection, so no access outlives the link.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable, Sequence
 
 from sqlalchemy import delete, insert, select
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..core.tables import agency_links, feature_flags, organizations
 
+# (connection, agency_org_id, org_id), in the unlink's transaction
+OnUnlink = Callable[[AsyncConnection, int, int], Awaitable[None]]
+
 
 class OrgStore:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, on_unlink: Sequence[OnUnlink] = ()) -> None:
         self.engine = engine
+        self.on_unlink = tuple(on_unlink)
 
     async def create(self, name: str) -> int:
         async with self.engine.begin() as connection:
@@ -45,6 +55,8 @@ class OrgStore:
                     agency_links.c.agency_org_id == agency_org_id, agency_links.c.org_id == org_id
                 )
             )
+            for ended in self.on_unlink:
+                await ended(connection, agency_org_id, org_id)
 
     async def is_linked(self, agency_org_id: int, org_id: int) -> bool:
         query = select(agency_links.c.org_id).where(

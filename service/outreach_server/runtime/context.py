@@ -21,6 +21,7 @@ from outreach_api import OperationInfo
 from ..contacts import ContactScope
 from ..core.errors import ApiError
 from ..core.limiter import Decision, RateLimiter, RateLimiterUnavailable
+from ..core.request_guard import RATE_HEADERS_STATE
 from ..keys import ApiKeyRecord
 from .services import Services
 
@@ -32,7 +33,6 @@ RATE_LIMITED = "Rate limit exceeded. Please slow down."
 LIMITER_DOWN = "Rate limiter unavailable"
 FOREIGN_TARGET = "API key may not act for the target organization"
 TEST_KEY_SPENDS = "Test-mode API keys cannot spend credits"
-RATE_HEADERS_STATE = "rate_limit_headers"  # read by core.request_guard
 MAX_TOKEN_LENGTH = 256
 API_KEY_SCHEME = "ApiKey"
 

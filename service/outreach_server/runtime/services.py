@@ -14,7 +14,7 @@ from ..core.resolver import Resolver, create_resolver
 from ..core.settings import Settings
 from ..keys import KeyStore
 from ..orgs import OrgStore
-from ..webhooks import DeliveryWorker
+from ..webhooks import DeliveryWorker, end_agency_webhooks
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Services:
             engine=engine,
             reader=reader,
             keys=KeyStore(engine, reader, cache_seconds=settings.key_cache_seconds),
-            orgs=OrgStore(engine),
+            orgs=OrgStore(engine, on_unlink=[end_agency_webhooks]),
             limiter=create_limiter(settings),
             resolver=resolver,
             verification=VerificationWorker(engine, resolver),

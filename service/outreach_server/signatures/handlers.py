@@ -11,7 +11,7 @@ from .store import QUEUED, MailboxNotFound, StaleRevision, push
 MAILBOX_NOT_FOUND = "Mailbox not found"
 
 
-class SignaturesService:
+class SignaturesHandlers:
     """Per-mailbox signature deployment."""
 
     async def push_mailbox_signature(

@@ -14,6 +14,7 @@ from .outbox import (
     publish_event,
 )
 from .signature import sign, verify_signature
+from .store import end_agency_webhooks, insert_webhook
 from .tables import (
     webhooks,
 )
@@ -21,6 +22,8 @@ from .tables import (
 __all__ = [
     "EVENT_KINDS",
     "DeliveryWorker",
+    "end_agency_webhooks",
+    "insert_webhook",
     "publish_event",
     "sign",
     "verify_signature",

@@ -1,5 +1,13 @@
 """Implementation of the `webhooks` operations (outreach_api.interfaces.webhooks).
 
+Authority (spec/DECISIONS.md row 130): every operation but the event catalogue carries the
+scope `webhooks:manage` (checked with the tier by runtime/context.py); here, on top of it, a
+test-mode key or a key narrowed to lists is refused (a webhook receives the events of the
+whole organisation and redirects them wherever it points), and creating or changing a
+webhook needs `contacts:read` too (its events carry contacts). An agency key acting for a
+client organisation is recorded on the webhooks whose URL it sets (`agency_org_id`), so
+they end with the link (row 131).
+
 Provisional choices (recorded for DECISIONS): the 11th active webhook is refused with 400
 (the spec's documented status); a create without a usable server key answers 503; a target
 URL refused by the SSRF rules answers 400 with the reason; an empty `events` list is 400.
@@ -28,14 +36,35 @@ from outreach_api.models import (
 
 from ..core.errors import ApiError
 from ..core.pagination import Page
-from ..core.secrets import NOT_CONFIGURED, SecretKeyMissing, new_secret, secret_box
-from ..runtime.context import RequestContext
+from ..core.secrets import NOT_CONFIGURED, SecretKeyMissing
+from ..runtime.context import RequestContext, contact_scope
 from .store import ActiveLimitReached, DeliveryRecord, WebhookRecord, WebhookStore
 from .targets import TargetRefused, resolve_target
 
 NOT_FOUND = "Webhook not found"
 NO_FIELDS = "No fields to update"
 NO_EVENTS = "At least one event is required"
+TEST_KEY = "Test-mode API keys cannot manage webhooks"
+NARROWED_KEY = "API keys narrowed to lists cannot manage webhooks"
+READS_CONTACTS = "contacts:read"
+
+
+async def _manager(ctx: RequestContext, *, subscribes: bool = False) -> int:
+    """The organisation whose webhooks the request may manage (row 130); 403 otherwise."""
+    key, org_id = ctx.require_org()
+    if key.mode == "test":
+        raise ApiError(403, TEST_KEY)
+    if subscribes and READS_CONTACTS not in key.scopes:
+        raise ApiError(403, f"API key lacks scope '{READS_CONTACTS}'")
+    if (await contact_scope(ctx)).list_ids is not None:
+        raise ApiError(403, NARROWED_KEY)
+    return org_id
+
+
+def _agency(ctx: RequestContext, org_id: int) -> int | None:
+    """The agency organisation a request acts from, None for the organisation's own key."""
+    key, _ = ctx.require_org()
+    return key.org_id if key.org_id != org_id else None
 
 
 def timestamp(ms: int) -> str:
@@ -79,6 +108,10 @@ def _delivery(record: DeliveryRecord) -> WebhookDelivery:
     )
 
 
+def _store(ctx: RequestContext) -> WebhookStore:
+    return WebhookStore(ctx.services.engine, ctx.services.settings)
+
+
 async def _check_url(ctx: RequestContext, url: str) -> str:
     settings = ctx.services.settings
     try:
@@ -93,7 +126,7 @@ async def _check_url(ctx: RequestContext, url: str) -> str:
     return resolved.target.url
 
 
-class WebhooksService:
+class WebhooksHandlers:
     """Signed callbacks for events in the organization."""
 
     async def list_webhook_events(
@@ -111,8 +144,8 @@ class WebhooksService:
         *,
         is_active: bool | None,
     ) -> WebhookListResponse:
-        _, org_id = ctx.require_org()
-        records = await WebhookStore(ctx.services.engine).list_all(org_id, is_active)
+        org_id = await _manager(ctx)
+        records = await _store(ctx).list_all(org_id, is_active)
         return WebhookListResponse(data=[Webhook.model_validate(_public(r)) for r in records])
 
     async def create_webhook(
@@ -121,18 +154,15 @@ class WebhooksService:
         *,
         body: WebhookCreateRequest,
     ) -> WebhookWithSecretResponse:
-        _, org_id = ctx.require_org()
+        org_id = await _manager(ctx, subscribes=True)
         events = _events(body.events)
         url = await _check_url(ctx, body.url)
         try:
-            box = secret_box(ctx.services.settings)
+            record, secret = await _store(ctx).create(
+                org_id, url=url, events=events, name=body.name, agency_org_id=_agency(ctx, org_id)
+            )
         except SecretKeyMissing:
             raise ApiError(503, NOT_CONFIGURED) from None
-        secret = new_secret()
-        try:
-            record = await WebhookStore(ctx.services.engine).create(
-                org_id, url=url, events=events, name=body.name, secret_encrypted=box.encrypt(secret)
-            )
         except ActiveLimitReached as exc:
             raise ApiError(400, str(exc)) from None
         return WebhookWithSecretResponse(
@@ -145,8 +175,8 @@ class WebhooksService:
         *,
         webhook_id: str,
     ) -> WebhookResponse:
-        _, org_id = ctx.require_org()
-        record = await WebhookStore(ctx.services.engine).get(org_id, webhook_id)
+        org_id = await _manager(ctx)
+        record = await _store(ctx).get(org_id, webhook_id)
         if record is None:
             raise ApiError(404, NOT_FOUND)
         return WebhookResponse(data=Webhook.model_validate(_public(record)))
@@ -157,8 +187,8 @@ class WebhooksService:
         *,
         webhook_id: str,
     ) -> None:
-        _, org_id = ctx.require_org()
-        if not await WebhookStore(ctx.services.engine).delete(org_id, webhook_id):
+        org_id = await _manager(ctx)
+        if not await _store(ctx).delete(org_id, webhook_id):
             raise ApiError(404, NOT_FOUND)
 
     async def update_webhook(
@@ -168,11 +198,12 @@ class WebhooksService:
         webhook_id: str,
         body: WebhookUpdateRequest,
     ) -> WebhookResponse:
-        _, org_id = ctx.require_org()
+        org_id = await _manager(ctx, subscribes=True)
         given = body.model_dump(exclude_unset=True)
         changes: dict[str, Any] = {}
         if "url" in given and body.url is not None:
             changes["url"] = await _check_url(ctx, body.url)
+            changes["agency_org_id"] = _agency(ctx, org_id)  # whoever points it owns that
         if "events" in given and body.events is not None:
             changes["events"] = _events(body.events)
         if "name" in given:
@@ -181,7 +212,7 @@ class WebhooksService:
             changes["is_active"] = body.is_active
         if not changes:
             raise ApiError(400, NO_FIELDS)
-        store = WebhookStore(ctx.services.engine)
+        store = _store(ctx)
         try:
             record = await store.update(org_id, webhook_id, changes)
         except ActiveLimitReached as exc:
@@ -199,9 +230,9 @@ class WebhooksService:
         limit: int,
         status: DeliveryStatus | None,
     ) -> WebhookDeliveryListResponse:
-        _, org_id = ctx.require_org()
+        org_id = await _manager(ctx)
         request = Page(page, limit)
-        found = await WebhookStore(ctx.services.engine).deliveries(
+        found = await _store(ctx).deliveries(
             org_id,
             webhook_id,
             offset=request.offset,

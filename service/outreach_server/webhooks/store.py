@@ -6,6 +6,10 @@ organisation are active; a create or a re-activation that would exceed it is ref
 under concurrent requests: the count and the write run in one transaction serialized per
 organisation (PostgreSQL: the organisation's row locked FOR UPDATE; SQLite: BEGIN IMMEDIATE,
 the database's single writer lock).
+
+Signing secrets are encrypted and decrypted here and nowhere else (`seal_secret`,
+`open_secret`: Fernet with the server key, core/secrets.py): callers hand the store a secret
+in clear, or let it draw one, and the delivery worker asks it for the clear text.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from outreach_api.constants import WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from ..core.secrets import new_secret, secret_box
+from ..core.settings import Settings
 from ..core.tables import organizations
 from .tables import webhook_deliveries, webhooks
 
@@ -39,6 +45,16 @@ def now_ms() -> int:
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_hex(12)}"
+
+
+def seal_secret(settings: Settings, secret: str) -> str:
+    """The stored form of a signing secret; raises SecretKeyMissing without a server key."""
+    return secret_box(settings).encrypt(secret)
+
+
+def open_secret(settings: Settings, ciphertext: str) -> str:
+    """A stored signing secret in clear; raises SecretKeyMissing or SecretUndecryptable."""
+    return secret_box(settings).decrypt(ciphertext)
 
 
 @dataclass(frozen=True)
@@ -113,9 +129,113 @@ def _delivery(row: Any) -> DeliveryRecord:
     )
 
 
+async def insert_webhook(
+    connection: AsyncConnection,
+    settings: Settings,
+    org_id: int,
+    *,
+    url: str,
+    events: Sequence[str],
+    name: str | None,
+    is_active: bool = True,
+    webhook_id: str | None = None,
+    secret: str | None = None,
+    agency_org_id: int | None = None,
+) -> tuple[WebhookRecord, str]:
+    """Insert a webhook in the caller's transaction (no active-limit check: see
+    WebhookStore.create); its secret (drawn when not given) is stored encrypted and returned
+    in clear with the record, the only time it is. Raises SecretKeyMissing before writing."""
+    secret = secret if secret is not None else new_secret()
+    now = now_ms()
+    values: dict[str, Any] = {
+        "id": webhook_id or new_id("wh"),
+        "org_id": org_id,
+        "name": name,
+        "url": url,
+        "events": list(events),
+        "is_active": is_active,
+        "secret_encrypted": seal_secret(settings, secret),
+        "created_at": now,
+        "updated_at": now,
+    }
+    await connection.execute(insert(W).values(**values, agency_org_id=agency_org_id))
+    del values["secret_encrypted"]
+    return WebhookRecord(**values), secret
+
+
+DISABLED_BEFORE_SENT = "Webhook disabled before this attempt (not sent, not retried)"
+REPOINTED_BEFORE_SENT = "Webhook URL changed before this attempt (not sent, not retried)"
+UNSUBSCRIBED_BEFORE_SENT = "Webhook unsubscribed from this event (not sent, not retried)"
+
+
+async def fail_pending(
+    connection: AsyncConnection, org_id: int, webhook_ids: Sequence[str], message: str, *where: Any
+) -> None:
+    """Fail the pending (due, scheduled or leased) attempts of these webhooks at once,
+    without retry: they are never sent later, to a re-enabled or repointed URL either. A
+    worker holding one of them under a lease records nothing for it (its guard is the
+    pending status)."""
+    if not webhook_ids:
+        return
+    await connection.execute(
+        update(D)
+        .where(
+            D.c.org_id == org_id,
+            D.c.webhook_id.in_(list(webhook_ids)),
+            D.c.status == "pending",
+            *where,
+        )
+        .values(status="failed", error_message=message, completed_at=now_ms(), lease_token=None)
+    )
+
+
+async def _end_pending(
+    connection: AsyncConnection,
+    org_id: int,
+    webhook_id: str,
+    changes: dict[str, Any],
+    url_before: str,
+) -> None:
+    """What a change ends: a disabled or repointed webhook's pending attempts, and those of
+    events it no longer subscribes to (spec/DECISIONS.md row 96)."""
+    if changes.get("is_active") is False:
+        await fail_pending(connection, org_id, [webhook_id], DISABLED_BEFORE_SENT)
+    if "url" in changes and changes["url"] != url_before:
+        await fail_pending(connection, org_id, [webhook_id], REPOINTED_BEFORE_SENT)
+    if "events" in changes:
+        kept = list(changes["events"])
+        await fail_pending(
+            connection, org_id, [webhook_id], UNSUBSCRIBED_BEFORE_SENT, D.c.event.not_in(kept)
+        )
+
+
+AGENCY_LINK_ENDED = "Agency link ended: webhook disabled (not sent, not retried)"
+
+
+async def end_agency_webhooks(connection: AsyncConnection, agency_org_id: int, org_id: int) -> None:
+    """In the transaction that ends an agency's link to `org_id`: disable the webhooks of
+    `org_id` whose URL the agency set, and fail their pending attempts without retry
+    (spec/DECISIONS.md row 131). They stay listed, disabled, with their delivery history;
+    the organisation may point them elsewhere and re-enable them."""
+    ended = (
+        (
+            await connection.execute(
+                update(W)
+                .where(W.c.org_id == org_id, W.c.agency_org_id == agency_org_id)
+                .values(is_active=False, updated_at=now_ms())
+                .returning(W.c.id)
+            )
+        )
+        .scalars()
+        .all()
+    )
+    await fail_pending(connection, org_id, list(ended), AGENCY_LINK_ENDED)
+
+
 class WebhookStore:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, settings: Settings) -> None:
         self.engine = engine
+        self.settings = settings
         self.sqlite = engine.dialect.name == "sqlite"
 
     @asynccontextmanager
@@ -165,26 +285,25 @@ class WebhookStore:
         url: str,
         events: Sequence[str],
         name: str | None,
-        secret_encrypted: str,
-    ) -> WebhookRecord:
-        now = now_ms()
-        values: dict[str, Any] = {
-            "id": new_id("wh"),
-            "org_id": org_id,
-            "name": name,
-            "url": url,
-            "events": list(events),
-            "is_active": True,
-            "secret_encrypted": secret_encrypted,
-            "created_at": now,
-            "updated_at": now,
-        }
+        secret: str | None = None,
+        agency_org_id: int | None = None,
+    ) -> tuple[WebhookRecord, str]:
+        """A new active webhook and its secret in clear (drawn when not given); refused
+        (ActiveLimitReached) beyond the active limit, SecretKeyMissing without a server key."""
+        secret_box(self.settings)  # SecretKeyMissing before anything is locked
         async with self._org_locked(org_id) as connection:
             if await self._active_count(connection, org_id) >= WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG:
                 raise ActiveLimitReached(ACTIVE_LIMIT_MESSAGE)
-            await connection.execute(insert(W).values(**values))
-        del values["secret_encrypted"]
-        return WebhookRecord(**values)
+            return await insert_webhook(
+                connection,
+                self.settings,
+                org_id,
+                url=url,
+                events=events,
+                name=name,
+                secret=secret,
+                agency_org_id=agency_org_id,
+            )
 
     async def update(
         self, org_id: int, webhook_id: str, changes: dict[str, Any]
@@ -192,7 +311,7 @@ class WebhookStore:
         async with self._org_locked(org_id) as connection:
             current = (
                 await connection.execute(
-                    select(W.c.is_active).where(W.c.org_id == org_id, W.c.id == webhook_id)
+                    select(W.c.is_active, W.c.url).where(W.c.org_id == org_id, W.c.id == webhook_id)
                 )
             ).first()
             if current is None:
@@ -206,6 +325,7 @@ class WebhookStore:
                 .where(W.c.org_id == org_id, W.c.id == webhook_id)
                 .values(**changes, updated_at=now_ms())
             )
+            await _end_pending(connection, org_id, webhook_id, changes, current.url)
             row = (
                 await connection.execute(
                     select(*PUBLIC_COLUMNS).where(W.c.org_id == org_id, W.c.id == webhook_id)

@@ -43,6 +43,10 @@ webhooks = Table(
     Column("secret_encrypted", Text, nullable=False),
     Column("created_at", BigInteger, nullable=False),
     Column("updated_at", BigInteger, nullable=False),
+    # the agency whose key set the URL (None: the organisation's own key): such a webhook
+    # delivers only while the agency is linked (revision 0007). No foreign key: an agency
+    # organisation deleted must not turn the value into None, "the organisation's own"
+    Column("agency_org_id", Integer, nullable=True),
     Index("ix_webhooks_org_id_created_at", "org_id", "created_at"),
 )
 

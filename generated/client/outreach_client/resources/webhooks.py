@@ -130,11 +130,11 @@ class WebhooksDeliveriesResource:
         """List webhook deliveries
 
         GET /api/v1/webhooks/{webhook_id}/deliveries
-        Tier: read · Lifecycle: active · Provisional
+        Tier: read · Scope: webhooks:manage · Lifecycle: active · Provisional
 
         Delivery records of one webhook, one per attempt, optionally filtered by status; page-
         numbered. Failed deliveries are retried up to 3 attempts with delays of 10 s, 60 s and
-        300 s. Tier read (provisional).
+        300 s. Tier read, scope webhooks:manage (provisional).
 
         Iterate the result for every item of every page (pages are fetched lazily).
         Args:
@@ -187,11 +187,11 @@ class AsyncWebhooksDeliveriesResource:
         """List webhook deliveries
 
         GET /api/v1/webhooks/{webhook_id}/deliveries
-        Tier: read · Lifecycle: active · Provisional
+        Tier: read · Scope: webhooks:manage · Lifecycle: active · Provisional
 
         Delivery records of one webhook, one per attempt, optionally filtered by status; page-
         numbered. Failed deliveries are retried up to 3 attempts with delays of 10 s, 60 s and
-        300 s. Tier read (provisional).
+        300 s. Tier read, scope webhooks:manage (provisional).
 
         Iterate the result for every item of every page (pages are fetched lazily).
         Args:
@@ -263,10 +263,10 @@ class WebhooksResource:
         """List webhooks
 
         GET /api/v1/webhooks
-        Tier: read · Lifecycle: active · Provisional
+        Tier: read · Scope: webhooks:manage · Lifecycle: active · Provisional
 
         The organization's webhooks, without secrets, optionally filtered by is_active. Tier
-        read (provisional).
+        read, scope webhooks:manage (provisional).
 
         Args:
             is_active: Only enabled (true) or disabled (false) webhooks.
@@ -319,11 +319,12 @@ class WebhooksResource:
         """Create a webhook
 
         POST /api/v1/webhooks
-        Tier: write · Lifecycle: active · Provisional
+        Tier: write · Scope: webhooks:manage · Lifecycle: active · Provisional
 
         Subscribes a URL to event kinds. Answers 201 with the webhook and its signing secret,
         which is returned only this once. At most 10 active webhooks per organization: creating
-        one more is refused with 400 (provisional status). Tier write (provisional).
+        one more is refused with 400 (provisional status). Tier write, scope webhooks:manage
+        (provisional).
 
         Args:
             x_target_org_id: Names the organization the request targets.
@@ -373,9 +374,9 @@ class WebhooksResource:
         """Get a webhook
 
         GET /api/v1/webhooks/{webhook_id}
-        Tier: read · Lifecycle: active · Provisional
+        Tier: read · Scope: webhooks:manage · Lifecycle: active · Provisional
 
-        One webhook, without its secret. Tier read (provisional).
+        One webhook, without its secret. Tier read, scope webhooks:manage (provisional).
 
         Args:
             webhook_id: Webhook identifier.
@@ -404,9 +405,10 @@ class WebhooksResource:
         """Delete a webhook
 
         DELETE /api/v1/webhooks/{webhook_id}
-        Tier: write · Lifecycle: active · Provisional
+        Tier: write · Scope: webhooks:manage · Lifecycle: active · Provisional
 
-        Deletes the webhook; answers 204 with no content. Tier write (provisional).
+        Deletes the webhook; answers 204 with no content. Tier write, scope webhooks:manage
+        (provisional).
 
         Args:
             webhook_id: Webhook identifier.
@@ -438,11 +440,12 @@ class WebhooksResource:
         """Update a webhook
 
         PATCH /api/v1/webhooks/{webhook_id}
-        Tier: write · Lifecycle: active · Provisional
+        Tier: write · Scope: webhooks:manage · Lifecycle: active · Provisional
 
         Partial update of url, events, name and is_active; is_active enables or disables the
         webhook. An empty body is refused with 400 "No fields to update". Re-activating beyond
-        10 active webhooks is refused with 400 (provisional status). Tier write (provisional).
+        10 active webhooks is refused with 400 (provisional status). Tier write, scope
+        webhooks:manage (provisional).
 
         Args:
             webhook_id: Webhook identifier.
@@ -507,10 +510,10 @@ class AsyncWebhooksResource:
         """List webhooks
 
         GET /api/v1/webhooks
-        Tier: read · Lifecycle: active · Provisional
+        Tier: read · Scope: webhooks:manage · Lifecycle: active · Provisional
 
         The organization's webhooks, without secrets, optionally filtered by is_active. Tier
-        read (provisional).
+        read, scope webhooks:manage (provisional).
 
         Args:
             is_active: Only enabled (true) or disabled (false) webhooks.
@@ -563,11 +566,12 @@ class AsyncWebhooksResource:
         """Create a webhook
 
         POST /api/v1/webhooks
-        Tier: write · Lifecycle: active · Provisional
+        Tier: write · Scope: webhooks:manage · Lifecycle: active · Provisional
 
         Subscribes a URL to event kinds. Answers 201 with the webhook and its signing secret,
         which is returned only this once. At most 10 active webhooks per organization: creating
-        one more is refused with 400 (provisional status). Tier write (provisional).
+        one more is refused with 400 (provisional status). Tier write, scope webhooks:manage
+        (provisional).
 
         Args:
             x_target_org_id: Names the organization the request targets.
@@ -617,9 +621,9 @@ class AsyncWebhooksResource:
         """Get a webhook
 
         GET /api/v1/webhooks/{webhook_id}
-        Tier: read · Lifecycle: active · Provisional
+        Tier: read · Scope: webhooks:manage · Lifecycle: active · Provisional
 
-        One webhook, without its secret. Tier read (provisional).
+        One webhook, without its secret. Tier read, scope webhooks:manage (provisional).
 
         Args:
             webhook_id: Webhook identifier.
@@ -648,9 +652,10 @@ class AsyncWebhooksResource:
         """Delete a webhook
 
         DELETE /api/v1/webhooks/{webhook_id}
-        Tier: write · Lifecycle: active · Provisional
+        Tier: write · Scope: webhooks:manage · Lifecycle: active · Provisional
 
-        Deletes the webhook; answers 204 with no content. Tier write (provisional).
+        Deletes the webhook; answers 204 with no content. Tier write, scope webhooks:manage
+        (provisional).
 
         Args:
             webhook_id: Webhook identifier.
@@ -682,11 +687,12 @@ class AsyncWebhooksResource:
         """Update a webhook
 
         PATCH /api/v1/webhooks/{webhook_id}
-        Tier: write · Lifecycle: active · Provisional
+        Tier: write · Scope: webhooks:manage · Lifecycle: active · Provisional
 
         Partial update of url, events, name and is_active; is_active enables or disables the
         webhook. An empty body is refused with 400 "No fields to update". Re-activating beyond
-        10 active webhooks is refused with 400 (provisional status). Tier write (provisional).
+        10 active webhooks is refused with 400 (provisional status). Tier write, scope
+        webhooks:manage (provisional).
 
         Args:
             webhook_id: Webhook identifier.

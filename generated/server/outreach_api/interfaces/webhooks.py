@@ -41,10 +41,10 @@ class WebhooksApi(Protocol[ContextT_contra]):
         """List webhooks
 
         GET /api/v1/webhooks
-        Tier: read · Lifecycle: active · Provisional
+        Tier: read · Scope: webhooks:manage · Lifecycle: active · Provisional
 
         The organization's webhooks, without secrets, optionally filtered by is_active. Tier
-        read (provisional).
+        read, scope webhooks:manage (provisional).
         """
         ...
 
@@ -57,11 +57,12 @@ class WebhooksApi(Protocol[ContextT_contra]):
         """Create a webhook
 
         POST /api/v1/webhooks
-        Tier: write · Lifecycle: active · Provisional
+        Tier: write · Scope: webhooks:manage · Lifecycle: active · Provisional
 
         Subscribes a URL to event kinds. Answers 201 with the webhook and its signing secret,
         which is returned only this once. At most 10 active webhooks per organization: creating
-        one more is refused with 400 (provisional status). Tier write (provisional).
+        one more is refused with 400 (provisional status). Tier write, scope webhooks:manage
+        (provisional).
         """
         ...
 
@@ -74,9 +75,9 @@ class WebhooksApi(Protocol[ContextT_contra]):
         """Get a webhook
 
         GET /api/v1/webhooks/{webhook_id}
-        Tier: read · Lifecycle: active · Provisional
+        Tier: read · Scope: webhooks:manage · Lifecycle: active · Provisional
 
-        One webhook, without its secret. Tier read (provisional).
+        One webhook, without its secret. Tier read, scope webhooks:manage (provisional).
         """
         ...
 
@@ -89,9 +90,10 @@ class WebhooksApi(Protocol[ContextT_contra]):
         """Delete a webhook
 
         DELETE /api/v1/webhooks/{webhook_id}
-        Tier: write · Lifecycle: active · Provisional
+        Tier: write · Scope: webhooks:manage · Lifecycle: active · Provisional
 
-        Deletes the webhook; answers 204 with no content. Tier write (provisional).
+        Deletes the webhook; answers 204 with no content. Tier write, scope webhooks:manage
+        (provisional).
         """
         ...
 
@@ -105,11 +107,12 @@ class WebhooksApi(Protocol[ContextT_contra]):
         """Update a webhook
 
         PATCH /api/v1/webhooks/{webhook_id}
-        Tier: write · Lifecycle: active · Provisional
+        Tier: write · Scope: webhooks:manage · Lifecycle: active · Provisional
 
         Partial update of url, events, name and is_active; is_active enables or disables the
         webhook. An empty body is refused with 400 "No fields to update". Re-activating beyond
-        10 active webhooks is refused with 400 (provisional status). Tier write (provisional).
+        10 active webhooks is refused with 400 (provisional status). Tier write, scope
+        webhooks:manage (provisional).
         """
         ...
 
@@ -125,10 +128,10 @@ class WebhooksApi(Protocol[ContextT_contra]):
         """List webhook deliveries
 
         GET /api/v1/webhooks/{webhook_id}/deliveries
-        Tier: read · Lifecycle: active · Provisional
+        Tier: read · Scope: webhooks:manage · Lifecycle: active · Provisional
 
         Delivery records of one webhook, one per attempt, optionally filtered by status; page-
         numbered. Failed deliveries are retried up to 3 attempts with delays of 10 s, 60 s and
-        300 s. Tier read (provisional).
+        300 s. Tier read, scope webhooks:manage (provisional).
         """
         ...
