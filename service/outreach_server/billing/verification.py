@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from outreach_api.constants import LIMITS_VERIFY_EMAIL_MAX_UNFINISHED_JOBS
 from sqlalchemy import Integer, and_, delete, distinct, func, insert, literal, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.elements import ColumnElement
@@ -61,7 +62,7 @@ log = logging.getLogger("outreach_server.verification")
 QUEUED, RUNNING, DONE, STOPPED = "queued", "running", "done", "stopped"
 UNFINISHED = (QUEUED, RUNNING)
 # spec/DECISIONS.md row 132: unfinished jobs one organisation can hold (the next one is a 429)
-MAX_UNFINISHED_JOBS = 10
+MAX_UNFINISHED_JOBS = LIMITS_VERIFY_EMAIL_MAX_UNFINISHED_JOBS
 SYNC_OPERATION = "verify_contact_emails"
 ASYNC_OPERATION = "verify_contact_emails_async"
 

@@ -16,7 +16,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from outreach_api.constants import API_KEY_FORMAT_LIVE_PREFIX, API_KEY_FORMAT_TEST_PREFIX
+from outreach_api.constants import (
+    API_KEY_FORMAT_LIVE_PREFIX,
+    API_KEY_FORMAT_TEST_PREFIX,
+    LIMITS_API_KEYS_MAX_LISTED,
+    LIMITS_API_KEYS_MAX_PER_ORG,
+)
 from outreach_api.models import Tier
 from sqlalchemy import bindparam, func, insert, literal_column, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -31,8 +36,8 @@ TOKEN_BYTES = 32
 LAST_USED_GRANULARITY = 60
 BY_HASH = select(api_keys).where(api_keys.c.token_hash == bindparam("digest"))
 # spec/DECISIONS.md rows 130-131: what one organisation can hold and what one listing returns
-MAX_KEYS_PER_ORG = 100  # unrevoked keys; the next one is refused (429)
-MAX_LISTED_KEYS = 200  # keys in one listing: unrevoked first (all of them), then revoked
+MAX_KEYS_PER_ORG = LIMITS_API_KEYS_MAX_PER_ORG  # unrevoked keys; the next one is refused (403)
+MAX_LISTED_KEYS = LIMITS_API_KEYS_MAX_LISTED  # in one listing: unrevoked first, then revoked
 BY_ORG = (
     select(api_keys)
     .where(api_keys.c.org_id == bindparam("org_id"))
