@@ -253,3 +253,17 @@ def test_the_worker_takes_turns_between_organisations(api: Api) -> None:
     assert rows_of(api, [small_id])[small_id]["email_status"] == VALID
     assert all(row["email_status"] == VALID for row in rows_of(api, big_ids).values())
     assert credits_of(api, big) == 84 and credits_of(api, small) == 99  # 8 addresses, twice
+
+
+def test_addresses_the_database_folds_differently_still_get_their_verdict(api: Api) -> None:
+    """SQLite's lower() folds ASCII only and trim() only spaces: the write-back matches the
+    stored address exactly, so what is charged is also written."""
+    org, token, list_id = setup_org(api, credits=10)
+    ids = add_contacts(api, org, list_id, ["Ä@Example.com", "b@valid.org\t", " C@VALID.org "])
+    accepted = post(api, VERIFY_ASYNC, token, {"list_id": list_id, "all_matching": True})
+    assert accepted.status_code == 202
+    api.call(worker(api, batch_size=1)[0].run_until_idle)
+    statuses = [rows_of(api, ids)[i]["email_status"] for i in ids]
+    assert None not in statuses, statuses
+    assert statuses[1:] == [VALID, VALID]
+    assert credits_of(api, org) == 7

@@ -81,13 +81,13 @@ async def write_back(
     org_id: int,
     results: Sequence[tuple[int, str]],
     now: int,
-    addresses: dict[str, set[str]] | None = None,
+    emails: dict[str, set[str]] | None = None,
 ) -> None:
     """Store each contact's verdict (email_status, email_checked_at).
 
-    With `addresses` (status -> the address keys verified with it), a contact is written only
-    while its address is one of them: an address changed since it was read keeps no verdict
-    of another address.
+    With `emails` (status -> the stored addresses, exactly as read, that got it), a contact
+    is written only while its address is still one of them: an address changed since it was
+    read keeps no verdict of another address.
     """
     by_status: dict[str, list[int]] = {}
     for contact_id, status in results:
@@ -95,8 +95,8 @@ async def write_back(
     for status, ids in by_status.items():
         for chunk in chunks(ids):
             where = [contacts.c.org_id == org_id, contacts.c.id.in_(list(chunk))]
-            if addresses is not None:
-                where.append(address_of().in_(sorted(addresses.get(status, ()))))
+            if emails is not None:
+                where.append(contacts.c.email.in_(sorted(emails.get(status, ()))))
             await connection.execute(
                 update(contacts).where(*where).values(email_status=status, email_checked_at=now)
             )
@@ -355,7 +355,7 @@ class VerificationWorker:
         in_job = verification_job_items.c.job_id == job_id
         address = address_of()
         base = (
-            select(verification_job_items.c.contact_id, contacts.c.email)
+            select(verification_job_items.c.contact_id, contacts.c.email, address)
             .select_from(
                 verification_job_items.join(
                     contacts, contacts.c.id == verification_job_items.c.contact_id
@@ -367,16 +367,16 @@ class VerificationWorker:
             found = await connection.execute(
                 base.order_by(address, verification_job_items.c.contact_id).limit(self.batch_size)
             )
-            rows = [(int(r[0]), r[1]) for r in found]
-            if len(rows) == self.batch_size and has_address(rows[-1][1]):
-                last = address_key(str(rows[-1][1]))
+            read = list(found.all())
+            if len(read) == self.batch_size and read[-1][2]:
+                last_id, last_key = int(read[-1][0]), read[-1][2]  # the database's own key
                 rest = await connection.execute(
                     base.where(
-                        address == last, verification_job_items.c.contact_id > rows[-1][0]
+                        address == last_key, verification_job_items.c.contact_id > last_id
                     ).order_by(verification_job_items.c.contact_id)
                 )
-                rows.extend((int(r[0]), r[1]) for r in rest)
-        return rows
+                read.extend(rest.all())
+        return [(int(r[0]), r[1]) for r in read]
 
     async def _turn(self, job_id: int, org_id: int) -> None:
         """One batch of the job: verified, charged and written back in one transaction."""
@@ -407,9 +407,9 @@ class VerificationWorker:
                     units=len(verified),
                     reference=f"verification_job:{job_id}",
                 )
-                by_status: dict[str, set[str]] = {}
-                for key in verified:
-                    by_status.setdefault(verdicts[key].status, set()).add(key)
+                by_status: dict[str, set[str]] = {}  # status -> the stored addresses given it
+                for _, email in mine:
+                    by_status.setdefault(verdicts[address_key(email)].status, set()).add(email)
                 await write_back(
                     connection,
                     org_id,
