@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import make_api
+from outreach_server.billing import verification
 from outreach_server.billing.balances import charge
 from outreach_server.billing.deliverability import NO_MX, VALID
 from outreach_server.billing.tables import credit_charges, verification_jobs
@@ -267,3 +268,20 @@ def test_addresses_the_database_folds_differently_still_get_their_verdict(api: A
     assert None not in statuses, statuses
     assert statuses[1:] == [VALID, VALID]
     assert credits_of(api, org) == 7
+
+
+def test_one_address_on_many_contacts_is_charged_once_in_bounded_turns(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn takes at most EXTENSION_BATCHES more batches of its last address; the rest goes
+    on in the next turn, which does not charge that address again."""
+    org, token, list_id = setup_org(api, credits=10)
+    ids = add_contacts(api, org, list_id, ["same@example.com"] * 9 + ["z@valid.org"])
+    assert post(api, VERIFY_ASYNC, token, {"list_id": list_id, "all_matching": True}).status_code
+    job_runner, resolver = worker(api, batch_size=2)
+    # a turn: 2 rows, then at most 2 more of that address
+    monkeypatch.setattr(verification, "EXTENSION_BATCHES", 1)
+    api.call(job_runner.run_until_idle)
+    assert resolver.asked.count("example.com") >= 3  # several turns for one address
+    assert all(row["email_status"] == VALID for row in rows_of(api, ids).values())
+    assert credits_of(api, org) == 8  # two addresses, each charged once

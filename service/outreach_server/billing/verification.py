@@ -61,6 +61,8 @@ log = logging.getLogger("outreach_server.verification")
 
 QUEUED, RUNNING, DONE, STOPPED = "queued", "running", "done", "stopped"
 UNFINISHED = (QUEUED, RUNNING)
+# a full batch also takes the rest of its last address's contacts, up to this many batches more
+EXTENSION_BATCHES = 10
 # spec/DECISIONS.md row 132: unfinished jobs one organisation can hold (the next one is a 429)
 MAX_UNFINISHED_JOBS = LIMITS_VERIFY_EMAIL_MAX_UNFINISHED_JOBS
 SYNC_OPERATION = "verify_contact_emails"
@@ -253,6 +255,9 @@ class VerificationWorker:
         self._wake = asyncio.Event()
         self._turns = 0
         self._served: dict[int, int] = {}  # organisation -> the turn it was last served in
+        # job -> the address its last turn here ended on and charged: a group of one address
+        # longer than a turn (EXTENSION_BATCHES batches) goes on in the next turn, uncharged
+        self._ended_on: dict[int, str] = {}
 
     def kick(self) -> None:
         """Make sure jobs get run (call after committing a job); never blocks."""
@@ -351,7 +356,7 @@ class VerificationWorker:
 
     async def _batch(self, job_id: int, org_id: int) -> list[tuple[int, str | None]]:
         """The job's next items in address order (no address first); a batch that is full
-        also takes the other contacts of its last address."""
+        also takes the other contacts of its last address, up to EXTENSION_BATCHES batches."""
         in_job = verification_job_items.c.job_id == job_id
         address = address_of()
         base = (
@@ -371,9 +376,9 @@ class VerificationWorker:
             if len(read) == self.batch_size and read[-1][2]:
                 last_id, last_key = int(read[-1][0]), read[-1][2]  # the database's own key
                 rest = await connection.execute(
-                    base.where(
-                        address == last_key, verification_job_items.c.contact_id > last_id
-                    ).order_by(verification_job_items.c.contact_id)
+                    base.where(address == last_key, verification_job_items.c.contact_id > last_id)
+                    .order_by(verification_job_items.c.contact_id)
+                    .limit(self.batch_size * EXTENSION_BATCHES)
                 )
                 read.extend(rest.all())
         return [(int(r[0]), r[1]) for r in read]
@@ -386,7 +391,8 @@ class VerificationWorker:
             await self._finish(job_id, DONE)
             return
         checked = [(cid, str(email)) for cid, email in rows if has_address(email)]
-        price = len({address_key(email) for _, email in checked}) * VERIFY_CREDITS_PER_ADDRESS
+        paid = self._ended_on.get(job_id)  # charged by this job's previous turn here
+        price = len({address_key(e) for _, e in checked} - {paid}) * VERIFY_CREDITS_PER_ADDRESS
         async with self.engine.connect() as connection:
             available = int((await connection.execute(BALANCE, {"org_id": org_id})).scalar() or 0)
         if price > available:  # no lookup for a batch the balance cannot pay for
@@ -398,13 +404,13 @@ class VerificationWorker:
                 owned = await self._take_items(connection, job_id, [cid for cid, _ in rows])
                 mine = [(cid, email) for cid, email in checked if cid in owned]
                 verified = {address_key(email) for _, email in mine}
-                price = len(verified) * VERIFY_CREDITS_PER_ADDRESS
+                price = len(verified - {paid}) * VERIFY_CREDITS_PER_ADDRESS
                 await charge(
                     connection,
                     org_id,
                     price,
                     operation=ASYNC_OPERATION,
-                    units=len(verified),
+                    units=len(verified - {paid}),
                     reference=f"verification_job:{job_id}",
                 )
                 by_status: dict[str, set[str]] = {}  # status -> the stored addresses given it
@@ -425,6 +431,11 @@ class VerificationWorker:
                         claimed_until=None,  # the turn is over: the next one may go elsewhere
                     )
                 )
+            last = rows[-1][1]
+            if has_address(last):
+                if len(self._ended_on) > 10_000:  # jobs another process finished
+                    self._ended_on.clear()
+                self._ended_on[job_id] = address_key(str(last))
         except InsufficientCredits as short:  # spent meanwhile: nothing of the batch is kept
             await self._stop(job_id, org_id, short)
 
@@ -445,6 +456,7 @@ class VerificationWorker:
         return owned
 
     async def _finish(self, job_id: int, status: str) -> None:
+        self._ended_on.pop(job_id, None)
         async with self.engine.begin() as connection:
             await connection.execute(
                 delete(verification_job_items).where(verification_job_items.c.job_id == job_id)
