@@ -23,7 +23,7 @@ from outreach_api.constants import (
     LIMITS_API_KEYS_MAX_PER_ORG,
 )
 from outreach_api.models import Tier
-from sqlalchemy import bindparam, func, insert, literal_column, or_, select, update
+from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from ..core.db import Reader
@@ -42,9 +42,7 @@ BY_ORG = (
     select(api_keys)
     .where(api_keys.c.org_id == bindparam("org_id"))
     .order_by(api_keys.c.revoked_at.is_not(None), api_keys.c.created_at, api_keys.c.id)
-    # literals: the Reader compiles a statement once and binds only its named parameters
-    .limit(literal_column(str(MAX_LISTED_KEYS)))
-    .offset(literal_column("0"))
+    .limit(MAX_LISTED_KEYS)
 )
 COUNT_BY_ORG = select(func.count()).where(api_keys.c.org_id == bindparam("org_id"))
 UNREVOKED_BY_ORG = select(func.count()).where(
@@ -235,8 +233,15 @@ class KeyStore:
         return bool(result.rowcount)
 
     async def list_for_org(self, org_id: int) -> list[ApiKeyRecord]:
-        """At most MAX_LISTED_KEYS keys: every unrevoked one first, by creation."""
-        return [_record(row) for row in await self.reader.all(BY_ORG, org_id=org_id)]
+        """At most MAX_LISTED_KEYS keys: every unrevoked one first, by creation.
+
+        Through the engine, not the Reader: the ordering reads every key of the organisation
+        (revoked ones an operator left included), so on SQLite it must not run on the event
+        loop's thread (row 131).
+        """
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(BY_ORG, {"org_id": org_id})).mappings().all()
+        return [_record(row) for row in rows]
 
     async def count_for_org(self, org_id: int) -> int:
         """How many keys the organisation has, revoked ones included."""
