@@ -427,7 +427,8 @@ def cases(list_id: int) -> list[Case]:
         )
     )
     # -- headers -----------------------------------------------------------------------------
-    for raw in ("²", "١", "1" * 40, "-1", "+1", "0x1", "1e3", "1_0"):
+    # issue 30 hole 8: digits of other scripts (int() reads "١", "１", "𝟙" and "१" as 1)
+    for raw in ("²", "١", "１", "𝟙", "१", "1" * 40, "-1", "+1", "0x1", "1e3", "1_0", "1 1"):
         add(
             Case(
                 f"X-Target-Org-Id {raw!r}",

@@ -150,10 +150,15 @@ def start_server(
             process.wait()
 
 
-def backend_server(kind: str, workdir: Path) -> Iterator[RunningServer]:
-    """The demo organisation served by a real process on `kind` (sqlite | postgresql)."""
+def backend_server(
+    kind: str, workdir: Path, settings: dict[str, str] | None = None
+) -> Iterator[RunningServer]:
+    """The demo organisation served by a real process on `kind` (sqlite | postgresql), with
+    `settings` (OUTREACH_* variables) added to its environment."""
+    settings = settings or {}
     if kind == "sqlite":
-        yield from start_server(f"sqlite+aiosqlite:///{workdir / 'outreach.sqlite3'}", workdir, {})
+        url = f"sqlite+aiosqlite:///{workdir / 'outreach.sqlite3'}"
+        yield from start_server(url, workdir, settings)
         return
     try:
         asyncio.run(_pg_admin("SELECT 1"))
@@ -163,7 +168,7 @@ def backend_server(kind: str, workdir: Path) -> Iterator[RunningServer]:
     name = f"outreach_test_{uuid.uuid4().hex[:16]}"
     asyncio.run(_pg_admin(f'CREATE DATABASE "{name}"'))
     prefix = f"outreach-test:{name}:"
-    extra = {"OUTREACH_REDIS_URL": REDIS_URL, "OUTREACH_REDIS_PREFIX": prefix}
+    extra = {**settings, "OUTREACH_REDIS_URL": REDIS_URL, "OUTREACH_REDIS_PREFIX": prefix}
     try:
         yield from start_server(
             f"postgresql+asyncpg://postgres@{PG_HOST}:5432/{name}", workdir, extra

@@ -213,7 +213,8 @@ def test_forged_identity_in_the_body_is_ignored(papi: Api) -> None:
 @pytest.mark.parametrize(
     "case",
     ["none", "not-bearer", "garbage", "api-key", "wrong-key", "expired", "wrong-issuer",
-     "wrong-audience", "no-role", "bad-org", "hs256", "app-token"],
+     "wrong-audience", "no-role", "bad-org", "arabic-indic-org", "fullwidth-org",
+     "superscript-org", "signed-org", "spaced-org", "hs256", "app-token"],
 )  # fmt: skip
 def test_exchange_without_a_valid_principal_is_401(papi: Api, case: str) -> None:
     world = setup_world(papi)
@@ -246,6 +247,16 @@ def test_exchange_without_a_valid_principal_is_401(papi: Api, case: str) -> None
         token = jwt.encode({"alg": "RS256", "kid": "idp-1"}, claims, IDP_KEY)
     elif case == "bad-org":
         token = principal(org_id="acme")
+    elif case == "arabic-indic-org":  # issue 30 hole 8: int("١") == 1, but it is no ASCII digit
+        token = principal(org_id="".join(chr(0x660 + int(d)) for d in str(org)))
+    elif case == "fullwidth-org":
+        token = principal(org_id="".join(chr(0xFF10 + int(d)) for d in str(org)))
+    elif case == "superscript-org":  # "²".isdigit() is true and int("²") raises
+        token = principal(org_id="\u00b2")
+    elif case == "signed-org":
+        token = principal(org_id=f"+{org}")
+    elif case == "spaced-org":
+        token = principal(org_id=f" {org}\n")
     elif case == "hs256":
         from joserfc.jwk import OctKey
 

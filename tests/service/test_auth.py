@@ -210,8 +210,19 @@ def test_organisation_targeting(api: Api) -> None:
         (agency, "999999"),  # does not exist: the same answer
         (agency, "1 OR 1=1"),
         (agency, "-1"),
+        (agency, f"+{client_org}"),
+        (agency, f"{client_org}_"),
     ]:
         assert get(token, target) == (403, refusal), target
+    # issue 30 hole 8: digits of other scripts name no organisation (headers arrive as bytes)
+    for raw in (
+        "".join(chr(0x660 + int(d)) for d in str(client_org)).encode(),  # Arabic-Indic, UTF-8
+        "".join(chr(0xFF10 + int(d)) for d in str(client_org)).encode(),  # fullwidth, UTF-8
+        b"\xb2",  # read as latin-1: "\u00b2", which isdigit() accepts and int() refuses
+    ):
+        headers = {"Authorization": f"Bearer {agency}", "X-Target-Org-Id": raw}
+        response = api.client.get(KEYS, headers=headers)  # type: ignore[arg-type]
+        assert (response.status_code, response.json()) == (403, refusal), raw
 
 
 def test_narrowed_keys_are_listed_with_their_tier_and_scopes(api: Api) -> None:

@@ -21,6 +21,8 @@ from joserfc import jwt
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
+from ..core.identifiers import org_id_from_text
+
 PRINCIPAL_ALGORITHMS = ["RS256", "ES256"]
 MAX_PRINCIPAL_LENGTH = 8192
 MAX_CLAIM_LENGTH = 200
@@ -66,9 +68,8 @@ def _org_claim(value: object) -> int | None:
         return None
     if isinstance(value, int):
         return value if 0 < value < 2**31 else None
-    if isinstance(value, str) and value.isdigit() and len(value) < 11:
-        number = int(value)
-        return number if 0 < number < 2**31 else None
+    if isinstance(value, str):  # ASCII digits only: "١" (U+0661) is not organisation 1
+        return org_id_from_text(value)
     return None
 
 

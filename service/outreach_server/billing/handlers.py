@@ -34,13 +34,17 @@ from ..core.errors import ApiError
 from ..runtime.context import RequestContext, contact_scope
 from .balances import InsufficientCredits
 from .unlocks import unlock
-from .verification import enqueue, verify_now
+from .verification import MAX_UNFINISHED_JOBS, TooManyJobs, enqueue, verify_now
 
 SYNC_SELECTION_REQUIRED = "contact_ids is required, or list_id with filterModel"
 FILTER_NEEDS_LIST = "list_id is required with filterModel"
 IDS_OR_ALL = "contact_ids or all_matching is required"
 IDS_AND_ALL = "Give contact_ids or all_matching, not both"
 FILTER_NEEDS_ALL = "A filter selects contacts only with all_matching"
+TOO_MANY_JOBS = (  # spec/DECISIONS.md row 124
+    f"Too many verification jobs in progress: an organization has at most {MAX_UNFINISHED_JOBS} "
+    "queued or running; retry once one has finished"
+)
 
 
 def _too_many(matched: int) -> ApiError:
@@ -135,6 +139,8 @@ class ContactBillingOperations:
             accepted = await enqueue(ctx.services.engine, selection, body.list_id)
         except InsufficientCredits as short:
             raise short.refusal() from None
+        except TooManyJobs:
+            raise ApiError(429, TOO_MANY_JOBS) from None
         if accepted.contacts:
             ctx.services.verification.kick()
         data = AsyncVerifyEmailAccepted.model_validate(

@@ -16,6 +16,7 @@ import click
 
 from ..core.settings import Settings
 from .common import (
+    CONNECTION_FLAGS,
     WEBHOOK_FLAGS,
     database_option,
     export_settings,
@@ -57,6 +58,27 @@ def main() -> None:
     default=None,
     help="One JSON line per request (env OUTREACH_ACCESS_LOG; off by default).",
 )
+@click.option(
+    "--header-timeout",
+    type=float,
+    default=None,
+    help="Seconds a request's whole head may take; then 408 and closed (env "
+    "OUTREACH_HEADER_TIMEOUT, default 10; 0: none).",
+)
+@click.option(
+    "--body-timeout",
+    type=float,
+    default=None,
+    help="Seconds a request's whole body may take after its head; then 408 and closed (env "
+    "OUTREACH_BODY_TIMEOUT, default 30; 0: none).",
+)
+@click.option(
+    "--max-connections",
+    type=int,
+    default=None,
+    help="Open connections per server process; one more is answered 503 and closed (env "
+    "OUTREACH_MAX_CONNECTIONS, default 1000; 0: no cap).",
+)
 @webhook_options
 def serve(
     host: str | None,
@@ -65,12 +87,17 @@ def serve(
     redis_url: str | None,
     workers: int | None,
     access_log: bool | None,
+    header_timeout: float | None,
+    body_timeout: float | None,
+    max_connections: int | None,
     **webhook: Any,
 ) -> None:
     """Serve the API with uvicorn (uvloop and httptools)."""
     import os
 
     import uvicorn
+
+    from ..app.connections import GuardedHttpToolsProtocol
 
     settings = Settings.from_env(
         host=host,
@@ -79,8 +106,19 @@ def serve(
         redis_url=redis_url,
         workers=workers,
         access_log=access_log,
+        header_timeout=header_timeout,
+        body_timeout=body_timeout,
+        max_connections=max_connections,
         **webhook,
     )
+    for name, value in (
+        ("header_timeout", settings.header_timeout),
+        ("body_timeout", settings.body_timeout),
+        ("max_connections", settings.max_connections),
+    ):
+        if value < 0:
+            click.echo(f"--{name.replace('_', '-')} must be 0 or more", err=True)
+            sys.exit(2)
     if settings.workers > 1 and not settings.redis_url:
         click.echo(
             "refusing to start several workers without --redis-url: each process would keep its own "
@@ -99,7 +137,7 @@ def serve(
     os.environ["OUTREACH_ACCESS_LOG"] = "1" if settings.access_log else "0"
     if settings.redis_url:
         os.environ["OUTREACH_REDIS_URL"] = settings.redis_url
-    export_settings(settings, WEBHOOK_FLAGS)
+    export_settings(settings, WEBHOOK_FLAGS + CONNECTION_FLAGS)
     if settings.workers > 1 and settings.migrate_on_start:
         asyncio.run(migrate_database(settings.database_url))
         os.environ["OUTREACH_AUTO_MIGRATE"] = "0"
@@ -117,7 +155,7 @@ def serve(
         port=settings.port,
         workers=settings.workers,
         loop="uvloop",
-        http="httptools",
+        http=GuardedHttpToolsProtocol,  # httptools, with read deadlines and a connection cap
         log_level=settings.log_level.lower(),
         access_log=False,
         timeout_graceful_shutdown=10,

@@ -10,7 +10,7 @@ from typing import Any
 import click
 from outreach_api.constants import SCOPES
 
-from .common import database_option, run
+from .common import ORG_ID, database_option, run
 
 
 def _scopes(value: str | None) -> list[str]:
@@ -40,7 +40,7 @@ def register(admin: click.Group) -> None:
         run(database_url, action)
 
     @admin.command("create-key")
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @click.option("--mode", type=click.Choice(["live", "test"]), default="live", show_default=True)
     @click.option("--name", default="operator key", show_default=True)
     @click.option(
@@ -90,8 +90,8 @@ def register(admin: click.Group) -> None:
         run(database_url, action)
 
     @admin.command("link-org")
-    @click.option("--agency-org-id", type=int, required=True)
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--agency-org-id", type=ORG_ID, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @database_option
     def link_org(agency_org_id: int, org_id: int, database_url: str | None) -> None:
         """Let the agency organisation's agency keys act for another organisation."""
@@ -106,8 +106,8 @@ def register(admin: click.Group) -> None:
         run(database_url, action)
 
     @admin.command("unlink-org")
-    @click.option("--agency-org-id", type=int, required=True)
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--agency-org-id", type=ORG_ID, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @database_option
     def unlink_org(agency_org_id: int, org_id: int, database_url: str | None) -> None:
         """End an agency's access to another organisation (at once, on every key)."""
@@ -119,7 +119,7 @@ def register(admin: click.Group) -> None:
         run(database_url, action)
 
     @admin.command("enable-flag")
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @click.argument("flag")
     @database_option
     def enable_flag(org_id: int, flag: str, database_url: str | None) -> None:

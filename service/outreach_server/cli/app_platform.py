@@ -12,7 +12,7 @@ import click
 
 from ..app_platform import RegistryError, SigningKeyUnavailable
 from ..runtime.services import Services
-from .common import database_option, run
+from .common import ORG_ID, database_option, run
 
 
 def register(admin: click.Group) -> None:
@@ -36,7 +36,7 @@ def register(admin: click.Group) -> None:
         run(database_url, action)
 
     @admin.command("install-app")
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @click.option("--app-id", required=True)
     @click.option("--consent", is_flag=True, help="Record the organisation's consent.")
     @database_option
@@ -58,7 +58,7 @@ def register(admin: click.Group) -> None:
         run(database_url, action)
 
     @admin.command("create-app-credential")
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @click.option("--app-id", required=True)
     @database_option
     def create_app_credential(org_id: int, app_id: str, database_url: str | None) -> None:

@@ -20,9 +20,9 @@ from ..feedback import canonical_uuid, create_survey, create_trigger
 from ..forms import create_form
 from ..runtime.services import Services
 from ..signatures import create_mailbox
-from .common import database_option, run
+from .common import ORG_ID, database_option, run
 
-org_option = click.option("--org-id", type=int, required=True)
+org_option = click.option("--org-id", type=ORG_ID, required=True)
 
 
 async def _require_org(services: Services, org_id: int) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..core.identifiers import org_id_from_text
 from ..core.settings import Settings
 
 if TYPE_CHECKING:
@@ -61,6 +62,21 @@ DATABASE_HELP = (
 database_option = click.option("--database-url", default=None, help=DATABASE_HELP)
 
 
+class OrgIdType(click.ParamType[int, Any]):
+    """An organisation id in ASCII digits (click's INT takes `int()`'s Unicode digits: "١")."""
+
+    name = "org_id"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        number = value if isinstance(value, int) else org_id_from_text(str(value).strip())
+        if isinstance(number, bool) or number is None or number <= 0:
+            self.fail(f"{value!r} is not an organisation id (ASCII digits, 1 to 2147483647)")
+        return number
+
+
+ORG_ID = OrgIdType()
+
+
 def webhook_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The webhook delivery settings as flags (each also an OUTREACH_* variable)."""
     for option in reversed(
@@ -87,6 +103,7 @@ def webhook_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
+CONNECTION_FLAGS = ("header_timeout", "body_timeout", "max_connections")
 WEBHOOK_FLAGS = ("webhook_allow_http", "webhook_allowed_networks", "webhook_retry_scale")
 
 

@@ -14,7 +14,7 @@ import click
 
 from ..contacts import CUSTOM_COLUMN_TYPES, ENTITY_TYPES
 from ..core.errors import ApiError
-from .common import database_option, run
+from .common import ORG_ID, database_option, run
 
 Action = Callable[[Any], Awaitable[dict[str, Any]]]
 
@@ -42,7 +42,7 @@ def register(admin: click.Group) -> None:
     from ..contacts import LIST_TYPES
 
     @admin.command("create-list")
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @click.option("--name", required=True)
     @click.option("--type", "list_type", type=click.Choice(LIST_TYPES), default="contacts")
     @database_option
@@ -57,7 +57,7 @@ def register(admin: click.Group) -> None:
         run(database_url, _guarded(action))
 
     @admin.command("create-contact")
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @click.option("--list-id", type=int, required=True)
     @click.option("--email")
     @click.option("--first-name")
@@ -84,7 +84,7 @@ def register(admin: click.Group) -> None:
         run(database_url, _guarded(action))
 
     @admin.command("create-company")
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @click.option("--list-id", type=int, required=True, help="A list of type companies.")
     @click.option("--name", required=True)
     @click.option("--domain")
@@ -102,7 +102,7 @@ def register(admin: click.Group) -> None:
         run(database_url, _guarded(action))
 
     @admin.command("create-custom-column")
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @click.option("--entity-type", type=click.Choice(ENTITY_TYPES), required=True)
     @click.option("--name", required=True)
     @click.option("--type", "column_type", type=click.Choice(CUSTOM_COLUMN_TYPES), default="text")
@@ -135,7 +135,7 @@ def register(admin: click.Group) -> None:
         run(database_url, _guarded(action))
 
     @admin.command("enroll")
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @click.option("--sequence-id", type=int, required=True)
     @click.option("--contact-id", type=int, required=True)
     @database_option

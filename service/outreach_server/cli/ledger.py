@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ..ledger import CHANNELS
-from .common import database_option, run
+from .common import ORG_ID, database_option, run
 
 RECORDED_BY = "operator"
 
@@ -47,7 +47,7 @@ def register(admin: click.Group) -> None:
     """Add this area's commands to the admin group."""
 
     @admin.command("record-optout")
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @click.option("--contact-id", type=int, required=True)
     @click.option("--channel", type=click.Choice(CHANNELS), default="all", show_default=True)
     @database_option
@@ -56,7 +56,7 @@ def register(admin: click.Group) -> None:
         run(database_url, _record(org_id, contact_id, channel, "contact_initiated"))
 
     @admin.command("record-bounce")
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @click.option("--contact-id", type=int, required=True)
     @click.option("--channel", type=click.Choice(CHANNELS), default="email", show_default=True)
     @database_option

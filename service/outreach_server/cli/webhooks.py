@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from .common import database_option, run
+from .common import ORG_ID, database_option, run
 
 
 def register(admin: click.Group) -> None:
@@ -21,7 +21,7 @@ def register(admin: click.Group) -> None:
 
     @admin.command("emit-event")
     @click.argument("kind", type=click.Choice(sorted(EVENT_KINDS)))
-    @click.option("--org-id", type=int, required=True)
+    @click.option("--org-id", type=ORG_ID, required=True)
     @click.option("--payload", default="{}", show_default=True, help="JSON object.")
     @database_option
     def emit_event(kind: str, org_id: int, payload: str, database_url: str | None) -> None:

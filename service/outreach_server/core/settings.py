@@ -39,6 +39,11 @@ class Settings:
     # request limits checked before routing, parsing or authentication (core/request_guard.py)
     max_body_bytes: int = 1024 * 1024  # larger bodies: 413
     max_header_bytes: int = 16 * 1024  # larger header sets: 431
+    # slow clients and connection floods (app/connections.py, DECISIONS rows 125-127; 0: off):
+    # seconds for a request's whole head, seconds for its whole body, open connections per process
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
+    max_connections: int = 1000
     # the generated layer's strict contract mode: an undeclared status or error body is a
     # logged 500 (on in the tests; for staging, never needed in production)
     strict_contract: bool = False

@@ -18,7 +18,9 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    update,
 )
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from .db import metadata
 
@@ -113,3 +115,13 @@ contacts = Table(
     Column("updated_at", BigInteger, nullable=True),
     Index("ix_contacts_org_id_list_id", "org_id", "list_id"),
 )
+
+
+async def lock_organization(connection: AsyncConnection, org_id: int) -> None:
+    """Serialise the caller's transaction with others on the same organisation (a per-organisation
+    bound counted then written: keys, verification jobs): a no-op UPDATE of its row, a row lock on
+    PostgreSQL; on SQLite it takes the database's write lock first, so the reads that follow in
+    the transaction see every earlier commit."""
+    await connection.execute(
+        update(organizations).where(organizations.c.id == org_id).values(id=organizations.c.id)
+    )

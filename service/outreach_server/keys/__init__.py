@@ -7,15 +7,21 @@ modules. Its operation handlers (`handlers*.py`) are imported by the app factory
 from __future__ import annotations
 
 from .store import (
+    MAX_KEYS_PER_ORG,
+    MAX_LISTED_KEYS,
     ApiKeyRecord,
     KeyStore,
+    TooManyKeys,
 )
 from .tables import (
     api_key_lists,
 )
 
 __all__ = [
+    "MAX_KEYS_PER_ORG",
+    "MAX_LISTED_KEYS",
     "ApiKeyRecord",
     "KeyStore",
+    "TooManyKeys",
     "api_key_lists",
 ]

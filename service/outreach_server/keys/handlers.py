@@ -14,12 +14,16 @@ from outreach_api.models import (
 
 from ..core.errors import ApiError
 from ..runtime.context import RequestContext, contact_scope
-from .store import TIER_RANK, ApiKeyRecord
+from .store import MAX_KEYS_PER_ORG, MAX_LISTED_KEYS, TIER_RANK, ApiKeyRecord, TooManyKeys
 
 # spec/DECISIONS.md rows 116-117: a test key's keys are test keys; keys of an organisation are
 # made by its own keys (an agency acting for a client makes none, so no access outlives the link)
 TEST_KEYS_MINT_TEST_KEYS = "Test-mode API keys create only test-mode keys"
 OWN_ORGANIZATION_ONLY = "API keys are created only by the organization's own keys"
+# rows 122-123: the keys one organisation can hold, and the keys one listing shows
+TOO_MANY_KEYS = (
+    f"API key limit reached: an organization holds at most {MAX_KEYS_PER_ORG} unrevoked keys"
+)
 
 
 def _listed(record: ApiKeyRecord) -> dict[str, object]:
@@ -60,10 +64,14 @@ class ApiKeysHandlers:
 
     async def list_api_keys(self, ctx: RequestContext) -> ApiKeyListResponse:
         _, org_id = ctx.require_org()
-        records = await ctx.services.keys.list_for_org(org_id)
+        keys = ctx.services.keys
+        records = await keys.list_for_org(org_id)  # at most MAX_LISTED_KEYS (row 123)
+        total = len(records)
+        if total >= MAX_LISTED_KEYS:
+            total = await keys.count_for_org(org_id)
         # one validation of the whole answer (modes and tiers checked against their enums)
         return ApiKeyListResponse.model_validate(
-            {"data": {"keys": [_listed(record) for record in records], "total": len(records)}}
+            {"data": {"keys": [_listed(record) for record in records], "total": total}}
         )
 
     async def create_api_key(
@@ -79,14 +87,18 @@ class ApiKeysHandlers:
             raise ApiError(400, "name must not be empty")
         tier, scopes = granted(caller, body.tier, body.scopes)
         narrowed_to = (await contact_scope(ctx)).list_ids  # a narrowed key's keys stay narrowed
-        record, token = await ctx.services.keys.create(
-            org_id=org_id,
-            name=name,
-            mode=body.mode.value,
-            tier=tier,
-            scopes=scopes,
-            list_ids=narrowed_to,
-        )
+        try:
+            record, token = await ctx.services.keys.create(
+                org_id=org_id,
+                name=name,
+                mode=body.mode.value,
+                tier=tier,
+                scopes=scopes,
+                list_ids=narrowed_to,
+                cap=MAX_KEYS_PER_ORG,
+            )
+        except TooManyKeys:
+            raise ApiError(403, TOO_MANY_KEYS) from None
         created = ApiKeyCreated(
             api_key_id=record.id,
             api_key_token=token,

@@ -16,13 +16,18 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from outreach_api.constants import API_KEY_FORMAT_LIVE_PREFIX, API_KEY_FORMAT_TEST_PREFIX
+from outreach_api.constants import (
+    API_KEY_FORMAT_LIVE_PREFIX,
+    API_KEY_FORMAT_TEST_PREFIX,
+    LIMITS_API_KEYS_MAX_LISTED,
+    LIMITS_API_KEYS_MAX_PER_ORG,
+)
 from outreach_api.models import Tier
-from sqlalchemy import bindparam, insert, or_, select, update
+from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from ..core.db import Reader
-from ..core.tables import api_keys
+from ..core.tables import api_keys, lock_organization
 from .tables import api_key_lists
 
 PREFIXES = {"live": API_KEY_FORMAT_LIVE_PREFIX, "test": API_KEY_FORMAT_TEST_PREFIX}
@@ -30,11 +35,23 @@ TIER_RANK = {tier.value: rank for rank, tier in enumerate(Tier)}
 TOKEN_BYTES = 32
 LAST_USED_GRANULARITY = 60
 BY_HASH = select(api_keys).where(api_keys.c.token_hash == bindparam("digest"))
+# spec/DECISIONS.md rows 122-123: what one organisation can hold and what one listing returns
+MAX_KEYS_PER_ORG = LIMITS_API_KEYS_MAX_PER_ORG  # unrevoked keys; the next one is refused (403)
+MAX_LISTED_KEYS = LIMITS_API_KEYS_MAX_LISTED  # in one listing: unrevoked first, then revoked
 BY_ORG = (
     select(api_keys)
     .where(api_keys.c.org_id == bindparam("org_id"))
-    .order_by(api_keys.c.created_at, api_keys.c.id)
+    .order_by(api_keys.c.revoked_at.is_not(None), api_keys.c.created_at, api_keys.c.id)
+    .limit(MAX_LISTED_KEYS)
 )
+COUNT_BY_ORG = select(func.count()).where(api_keys.c.org_id == bindparam("org_id"))
+UNREVOKED_BY_ORG = select(func.count()).where(
+    api_keys.c.org_id == bindparam("org_id"), api_keys.c.revoked_at.is_(None)
+)
+
+
+class TooManyKeys(Exception):
+    """The organisation already holds MAX_KEYS_PER_ORG unrevoked keys."""
 
 
 @dataclass(frozen=True)
@@ -163,10 +180,15 @@ class KeyStore:
         is_agency: bool = False,
         expires_at: int | None = None,
         list_ids: Iterable[int] | None = None,
+        cap: int | None = None,
     ) -> tuple[ApiKeyRecord, str]:
         """A new key and its token; the token is not stored and cannot be shown again.
 
-        `list_ids` narrows the key to those lists (None: the whole organisation).
+        `list_ids` narrows the key to those lists (None: the whole organisation). With `cap`,
+        TooManyKeys when the organisation already holds that many unrevoked keys: the count and
+        the insert share one transaction, serialised per organisation (a row lock on the
+        organisation on PostgreSQL, the single writer on SQLite), so concurrent creations
+        cannot pass the cap together.
         """
         token, digest = new_token(mode)
         values: dict[str, Any] = {
@@ -184,6 +206,11 @@ class KeyStore:
             "revoked_at": None,
         }
         async with self.engine.begin() as connection:
+            if cap is not None and org_id is not None:
+                await lock_organization(connection, org_id)
+                held = (await connection.execute(UNREVOKED_BY_ORG, {"org_id": org_id})).scalar()
+                if int(held or 0) >= cap:
+                    raise TooManyKeys(cap)
             await connection.execute(insert(api_keys).values(values))
             if list_ids is not None:
                 rows = [
@@ -206,4 +233,17 @@ class KeyStore:
         return bool(result.rowcount)
 
     async def list_for_org(self, org_id: int) -> list[ApiKeyRecord]:
-        return [_record(row) for row in await self.reader.all(BY_ORG, org_id=org_id)]
+        """At most MAX_LISTED_KEYS keys: every unrevoked one first, by creation.
+
+        Through the engine, not the Reader: the ordering reads every key of the organisation
+        (revoked ones an operator left included), so on SQLite it must not run on the event
+        loop's thread (row 123).
+        """
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(BY_ORG, {"org_id": org_id})).mappings().all()
+        return [_record(row) for row in rows]
+
+    async def count_for_org(self, org_id: int) -> int:
+        """How many keys the organisation has, revoked ones included."""
+        async with self.engine.connect() as connection:
+            return int((await connection.execute(COUNT_BY_ORG, {"org_id": org_id})).scalar() or 0)

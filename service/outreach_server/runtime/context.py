@@ -20,6 +20,7 @@ from outreach_api import OperationInfo
 
 from ..contacts import ContactScope
 from ..core.errors import ApiError
+from ..core.identifiers import org_id_from_text
 from ..core.limiter import Decision, RateLimiter, RateLimiterUnavailable
 from ..core.request_guard import RATE_HEADERS_STATE
 from ..keys import ApiKeyRecord
@@ -166,15 +167,13 @@ class Authenticator:
         assert key.org_id is not None
         if header is None or header.strip() == str(key.org_id):
             return key.org_id
-        raw = header.strip()
+        target = org_id_from_text(header.strip())  # ASCII digits only (core/identifiers.py)
         if (
             key.is_agency
-            and raw.isascii()
-            and raw.isdigit()
-            and len(raw) < 12
-            and await self.services.orgs.is_linked(key.org_id, int(raw))
+            and target is not None
+            and await self.services.orgs.is_linked(key.org_id, target)
         ):
-            return int(raw)
+            return target
         raise ApiError(403, FOREIGN_TARGET)
 
     @staticmethod

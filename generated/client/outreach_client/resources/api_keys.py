@@ -37,7 +37,8 @@ class ApiKeysResource:
         Tier: read · Lifecycle: active · Provisional
 
         The organization's keys and their total; tokens are never returned. Tier read
-        (provisional).
+        (provisional). At most x-limits.api_keys_max_listed keys, every unrevoked one first;
+        total counts them all (provisional).
 
         Args:
             x_target_org_id: Names the organization the request targets.
@@ -91,7 +92,9 @@ class ApiKeysResource:
         Tier: write · Lifecycle: active · Provisional
 
         Creates a key with a fixed mode (live or test, default live) that never changes. The
-        token is shown once, in this response. Tier write (provisional).
+        token is shown once, in this response. Tier write (provisional). An organization holds
+        at most x-limits.api_keys_max_per_org unrevoked keys; one more is refused with 403
+        (provisional).
 
         Args:
             x_target_org_id: Names the organization the request targets.
@@ -155,7 +158,8 @@ class AsyncApiKeysResource:
         Tier: read · Lifecycle: active · Provisional
 
         The organization's keys and their total; tokens are never returned. Tier read
-        (provisional).
+        (provisional). At most x-limits.api_keys_max_listed keys, every unrevoked one first;
+        total counts them all (provisional).
 
         Args:
             x_target_org_id: Names the organization the request targets.
@@ -209,7 +213,9 @@ class AsyncApiKeysResource:
         Tier: write · Lifecycle: active · Provisional
 
         Creates a key with a fixed mode (live or test, default live) that never changes. The
-        token is shown once, in this response. Tier write (provisional).
+        token is shown once, in this response. Tier write (provisional). An organization holds
+        at most x-limits.api_keys_max_per_org unrevoked keys; one more is refused with 403
+        (provisional).
 
         Args:
             x_target_org_id: Names the organization the request targets.

@@ -1347,7 +1347,12 @@ class ContactsResource:
 
         Accepts a list or filtered selection (supports all_matching) for verification and
         returns 202; data reports the counts of contacts and addresses accepted, not verified.
-        Results land later. Cost is unbounded for all_matching.
+        Results land later. Cost is unbounded for all_matching. Provisional (issue 30): nothing
+        is charged at acceptance, which is refused (402) when the balance cannot pay for the
+        addresses the selection holds now; each batch is charged for the distinct addresses it
+        verifies, when it verifies them, and a batch the balance no longer covers stops the job.
+        An organization has at most x-limits.verify_email_max_unfinished_jobs jobs queued or
+        running (429).
 
         Args:
             x_target_org_id: Names the organization the request targets.
@@ -2235,7 +2240,12 @@ class AsyncContactsResource:
 
         Accepts a list or filtered selection (supports all_matching) for verification and
         returns 202; data reports the counts of contacts and addresses accepted, not verified.
-        Results land later. Cost is unbounded for all_matching.
+        Results land later. Cost is unbounded for all_matching. Provisional (issue 30): nothing
+        is charged at acceptance, which is refused (402) when the balance cannot pay for the
+        addresses the selection holds now; each batch is charged for the distinct addresses it
+        verifies, when it verifies them, and a batch the balance no longer covers stops the job.
+        An organization has at most x-limits.verify_email_max_unfinished_jobs jobs queued or
+        running (429).
 
         Args:
             x_target_org_id: Names the organization the request targets.

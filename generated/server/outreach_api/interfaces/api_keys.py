@@ -20,7 +20,8 @@ class ApiKeysApi(Protocol[ContextT_contra]):
         Tier: read · Lifecycle: active · Provisional
 
         The organization's keys and their total; tokens are never returned. Tier read
-        (provisional).
+        (provisional). At most x-limits.api_keys_max_listed keys, every unrevoked one first;
+        total counts them all (provisional).
         """
         ...
 
@@ -36,6 +37,8 @@ class ApiKeysApi(Protocol[ContextT_contra]):
         Tier: write · Lifecycle: active · Provisional
 
         Creates a key with a fixed mode (live or test, default live) that never changes. The
-        token is shown once, in this response. Tier write (provisional).
+        token is shown once, in this response. Tier write (provisional). An organization holds
+        at most x-limits.api_keys_max_per_org unrevoked keys; one more is refused with 403
+        (provisional).
         """
         ...
