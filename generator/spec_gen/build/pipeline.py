@@ -1,0 +1,553 @@
+"""`spec-gen build`: spec -> IR -> every target -> formatted tree -> written (or compared).
+
+Output is deterministic: no timestamps, stable ordering, one formatter at a pinned
+version. A content-hash record in `.spec-gen-cache/` lets a rebuild with nothing
+changed return without parsing anything (never timestamps).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .cache import (
+    CACHE_DIR,
+    models_warm_up_wanted,
+    remember_build,
+    sha,
+    tool_versions,
+    unchanged_since_last_build,
+)
+from ..core.config import Config
+from ..core.where import at
+from ..lint.findings import WARNING, Finding, RawFinding
+from ..document.load import Bundle, bundle
+from ..core.memory import collector_paused
+from ..lint.profiles import ruleset
+from .result import BuildResult
+from ..core.timings import stage
+from .tree import Change, Staging, changes, existing_files, short_diff
+from ..lint.validate import apply_profile, bundle_findings, locate_findings, openapi_findings, repair_findings, rule_findings, validate_bundle
+from .verify import Verifier
+from .worker import ForkedWorker
+
+DOCS_PAGE = "docs.html"  # the reference page inside the server package
+# below this many operations + schemas, starting a second probe interpreter costs more than
+# checking the client after the server in the same one
+SMALL_TREE = 300
+
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ..docs import DocsSettings
+
+
+class SpecInvalid(Exception):
+    def __init__(self, findings: list[Finding]) -> None:
+        super().__init__(f"{len(findings)} finding(s)")
+        self.findings = findings
+
+
+def load_and_validate(
+    config: Config, *, strict: bool = False, echo: Callable[[str], None] | None = None
+) -> Bundle:
+    """The validated bundle (raises SpecError or SpecInvalid).
+
+    Warnings go to `echo` (when given) and do not stop anything, unless `strict`.
+    """
+    spec_bundle = bundle(config.spec)
+    raw = validate_bundle(spec_bundle, ruleset(config.lint))
+    _settle(config, spec_bundle, raw, strict, echo)
+    return spec_bundle
+
+
+def _settle(
+    config: Config,
+    spec_bundle: Bundle,
+    raw: list[RawFinding],
+    strict: bool,
+    echo: Callable[[str], None] | None,
+) -> list[Finding]:
+    """Raise SpecInvalid on any error (any warning too when strict); echo the warnings and
+    return them."""
+    findings = locate_findings(spec_bundle, raw, config.root, bundle_findings(spec_bundle))
+    if any(f.is_error for f in findings) or (strict and findings):
+        raise SpecInvalid(findings)
+    if echo is not None:
+        for finding in findings:
+            echo(str(finding))
+    return findings
+
+
+def _validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> list[RawFinding]:
+    """openapi-spec-validator's findings; a clean verdict is remembered by content hash."""
+    stamp = None
+    if cache_dir is not None:
+        key = sha(json.dumps([tool_versions(), document], sort_keys=True).encode())
+        stamp = cache_dir / f"valid-{key[:32]}"
+        if stamp.is_file():
+            return []
+    with stage("validate (openapi-spec-validator)"):
+        findings = openapi_findings(document)
+    if stamp is not None and not findings:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        for old in stamp.parent.glob("valid-*"):
+            old.unlink()
+        stamp.touch()
+    return findings
+
+
+def render_tree(
+    config: Config,
+    cache_dir: Path | None,
+    *,
+    strict: bool = False,
+    echo: Callable[[str], None] | None = None,
+    verifier: Verifier | None = None,
+    models_worker: ForkedWorker | None = None,
+) -> BuildResult:
+    """Every output file, formatted, in memory.
+
+    The slow steps run in forked processes while this process renders the templates:
+    datamodel-code-generator in one (`models_worker`, started first: it imports and warms
+    up while the spec is read; `spec-gen build` starts it before it imports the generator,
+    and closes it), openapi-spec-validator and the profile's rules in the other. Nothing is
+    returned (so nothing is written) unless the spec is valid. A `verifier` is started while
+    the models are still being generated, so its interpreters are ready when the tree is.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from ..targets.models.generate import warm_up
+
+    owned = models_worker is None
+    if models_worker is None:
+        models_worker = ForkedWorker(warm_up if models_warm_up_wanted(cache_dir) else None)
+    fork = get_context("fork")
+    with collector_paused(), ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool:
+        try:
+            files, spec_bundle, raw = _checked_render(
+                config, cache_dir, pool, models_worker, verifier, strict
+            )
+        finally:
+            if owned:
+                models_worker.close()
+    findings = _settle(config, spec_bundle, raw, strict, echo)
+    if files is None:  # _settle raises first; kept for the type checker
+        raise SpecInvalid([])
+    return BuildResult(files, spec_bundle.files, [str(f) for f in findings])
+
+
+def _checked_render(
+    config: Config,
+    cache_dir: Path | None,
+    pool: ProcessPoolExecutor,
+    models_worker: ForkedWorker,
+    verifier: Verifier | None,
+    strict: bool,
+) -> tuple[dict[str, str] | None, Any, list[RawFinding]]:
+    """The rendered files (None when the findings stop the build), the bundle, the findings."""
+    with stage("bundle"):
+        spec_bundle = bundle(config.spec)
+    rules = ruleset(config.lint)
+    verdict = pool.submit(_validation_verdict, spec_bundle.document, cache_dir)
+
+    def refused() -> bool:  # the validator refuses the document: its findings explain
+        return any(f.severity == "error" for f in apply_profile(verdict.result(), rules))
+
+    # the rules run in the other worker while this process builds the IR and renders:
+    # when they stop the build, what was rendered is thrown away
+    checked = pool.submit(_rules_in_worker, spec_bundle.document, rules)
+    files = None
+    notes: list[tuple[str, str]] = []
+    render_error: Exception | None = None
+    if not spec_bundle.problems:
+        try:
+            files, notes = _render(config, spec_bundle, cache_dir, models_worker, verifier)
+        except Exception as exc:  # noqa: BLE001  (raised below unless the spec is refused)
+            render_error = exc
+    with stage("wait for the rules"):
+        found = checked.result()
+    try:
+        raw = rule_findings(spec_bundle.document, rules) if found is None else found
+    except Exception:
+        if not refused():
+            raise
+        raw = []
+    # what datamodel-code-generator warned about: warnings of the `models` rule, unless the
+    # document is refused anyway (they would repeat its errors: a dangling $ref's fallback)
+    if not (spec_bundle.problems or any(f.severity == "error" for f in raw) or refused()):
+        raw += apply_profile(
+            [RawFinding(pointer, "models", note, WARNING) for pointer, note in notes], rules
+        )
+    if _is_models_refusal(render_error):  # a schema no class can be made from: its finding
+        kept = apply_profile([_refusal_finding(render_error)], rules)
+        raw += kept
+        if any(f.severity == "error" for f in kept):
+            render_error = None
+    stops = spec_bundle.problems or any(f.severity == "error" or strict for f in raw)
+    if stops:
+        files = None
+    elif render_error is not None and not refused():
+        raise render_error
+    with stage("wait for the validator"):
+        verdict.result()
+    raw = apply_profile(repair_findings(spec_bundle) + verdict.result(), rules) + raw
+    return files, spec_bundle, raw
+
+
+def _is_models_refusal(error: Exception | None) -> bool:
+    return type(error).__name__ == "ModelsRefused"  # its module is imported by _render only
+
+
+def _refusal_finding(error: Any) -> RawFinding:
+    """datamodel-code-generator's refusal of a schema, as an error of the `schema` rule."""
+    return RawFinding(
+        error.path, "schema", f"no model class can be made from this schema: {error.reason}"
+    )
+
+
+def _rules_in_worker(document: dict[str, Any], rules: Any) -> list[RawFinding] | None:
+    """The profile's findings; None when a rule fails (the caller runs them again, to raise
+    the error in its own process)."""
+    with stage("rules"):
+        try:
+            return rule_findings(document, rules)
+        except Exception:  # noqa: BLE001
+            return None
+
+
+def _render(
+    config: Config,
+    spec_bundle: Bundle,
+    cache_dir: Path | None,
+    models_worker: ForkedWorker,
+    verifier: Verifier | None,
+) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """The rendered files, and what datamodel-code-generator warned about: (pointer of the
+    first class the warning names, else of the schemas; its text)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..ir import build_ir
+    from ..targets import Target
+    from ..targets.client.resources import render_client
+    from ..targets.client.models import split_models
+    from ..docs.target import HTML_PAGE, render_docs
+    from ..targets.models.depth import needs_headroom, recursion_headroom
+    from ..targets.models.generate import ModelsRefused, any_classes, enum_class_names, generate_models, model_names, models_document, refusal_pointer
+    from ..targets.server import render_server
+
+    with at(""), stage("IR"):
+        api = build_ir(spec_bundle.document)
+    source = config.relative(config.spec)
+    header = f"# generated by spec-gen from {source}; do not edit"
+    models = models_worker.submit(generate_models, models_document(api), header, cache_dir)
+    known = set(api.schemas)
+    uses_email = '"format": "email"' in json.dumps(api.schemas)
+    pydantic_dep = "pydantic[email]>=2.7,<3" if uses_email else "pydantic>=2.7,<3"
+    prefix = config.distribution_prefix
+    server = Target(
+        config.templates,
+        config.server_package,
+        f"{prefix}-api",
+        source,
+        (pydantic_dep, "fastapi>=0.115", *_form_dependency(api)),
+        handler_credentials=config.handler_credentials,
+    )
+    client = Target(
+        config.templates,
+        config.client_package,
+        f"{prefix}-client",
+        source,
+        ("httpx>=0.27", pydantic_dep),
+    )
+    files: dict[str, str] = {}
+    env_prefix = client_env_prefix(config)
+    testing = client_testing_context(config, api, env_prefix)
+    model_uses: Any = None
+
+    def render_code() -> dict[str, Any]:  # the server's and the client's (not the models)
+        nonlocal model_uses
+        out = {}
+        with stage("server"):
+            for name, content in render_server(server, api).items():
+                out[f"server/{name}"] = content
+        with stage("client"):
+            client_files, model_uses = render_client(client, api, known, env_prefix, testing)
+            for name, content in client_files.items():
+                out[f"client/{name}"] = content
+        return out
+
+    files.update(render_code())
+    with stage("docs"):
+        for name, content in render_docs(server, api, docs_settings(config)).items():
+            files[f"docs/{name}"] = content
+    # the API layer carries the reference page as package data, for a server to serve at /docs
+    files[f"server/{config.server_package}/{DOCS_PAGE}"] = files[f"docs/{HTML_PAGE}"]
+    if verifier is not None:  # a small tree is checked in one interpreter, server then client
+        verifier.start(together=len(api.operations) + len(api.schemas) < SMALL_TREE)
+    with stage("ruff (all but the models)"):  # while the models are being generated
+        files = format_python(files)
+    with at("/components/schemas"):  # an error of the models step names the schemas
+        with stage("wait for the models"):
+            try:
+                models_source, notes, depth = models.result()
+            except ModelsRefused as refused:  # at the schema's node in the document
+                where = refusal_pointer(refused.path, api.schema_pointers)
+                raise ModelsRefused(where, refused.reason) from None
+        located = [(_class_pointer(api.schema_pointers, note), note) for note in notes]
+        missing = sorted(known - model_names(models_source))
+        if missing:  # a schema it wrote nothing for: any value, a `models` warning at it
+            models_source = any_classes(models_source, missing)
+            unwritten = "datamodel-code-generator wrote no class for this schema ({}): any value"
+            located += [
+                (api.schema_pointers.get(name, "/components/schemas"), unwritten.format(name))
+                for name in missing
+            ]
+    written_enums = enum_class_names(models_source) & known
+    if written_enums != api.enum_classes:
+        # a class datamodel-code-generator wrote as an enum the schemas did not say is one (an
+        # allOf of an enum and a class without fields), or the other way round: the code that
+        # reads its values (`model_validate_json` or the enum's call) follows the models
+        api.enum_classes = frozenset(written_enums)
+        with stage("ruff (the server and client again: enum classes)"):
+            files.update(format_python(render_code()))
+    if ("EmailStr" in models_source) != uses_email:
+        # the guess above reads the schemas' text: a `format: email` datamodel-code-generator
+        # does not type as EmailStr (no `type: string`, an example's data) is no email field;
+        # the packages' dependency lists follow the models
+        files = _email_dependency(files, pydantic_dep, not uses_email)
+    # the server's one models module first: with it, the server's probe can start importing
+    # while the client's split of the models is made and formatted
+    server_models = f"server/{config.server_package}/models.py"
+    server_models_source = recursion_headroom(models_source, depth)
+    # the probes check the models as datamodel-code-generator wrote them while ruff formats
+    # them: its fixes (import order, unused imports) and its formatting leave the code's
+    # meaning as it is, and the checks no longer wait for it
+    if verifier is not None:
+        verifier.feed("server", {**files, server_models: server_models_source})
+    with ThreadPoolExecutor(max_workers=1) as ruff_thread:
+        # ruff formats the server's models (one large file: one of its threads) in its own
+        # process while this one splits them for the client
+        formatted = ruff_thread.submit(format_python, {server_models: server_models_source})
+        with stage("client models (while ruff formats the server's)"):
+            model_files: dict[str, str] = {}
+            modules, homes = split_models(models_source, model_uses)
+            for module, content in modules.items():
+                model_files[f"client/{config.client_package}/models/{module}.py"] = (
+                    recursion_headroom(content) if needs_headroom(depth) else content
+                )
+            model_files[f"client/{config.client_package}/models/__init__.py"] = client.render(
+                "client/models_init.py.j2", **client.context(api), homes=homes
+            )
+        if verifier is not None:
+            verifier.feed("client", {**files, **model_files})
+        with stage("ruff (the client's models)"):
+            client_models = format_python(model_files)
+        with stage("ruff (the server's models)"):
+            files.update(formatted.result())
+    files.update(client_models)
+    return files, located
+
+
+def _class_pointer(pointers: dict[str, str], text: str) -> str:
+    """The spec node of the first model class `text` names (`... is duplicated on Pet`)."""
+    for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        found = pointers.get(word)
+        if found:
+            return found
+    return "/components/schemas"
+
+
+def _email_dependency(files: dict[str, str], written: str, email: bool) -> dict[str, str]:
+    """The pyproject files with `written` (the pydantic requirement they were rendered with)
+    replaced by the one the models need: with the email extra or without it."""
+    wanted = "pydantic[email]>=2.7,<3" if email else "pydantic>=2.7,<3"
+    return {
+        name: content.replace(f'"{written}"', f'"{wanted}"')
+        if name.endswith("pyproject.toml")
+        else content
+        for name, content in files.items()
+    }
+
+
+def _form_dependency(api: Any) -> tuple[str, ...]:
+    """FastAPI parses form and multipart bodies with python-multipart."""
+    kinds = {m.kind for op in api.operations if op.body for m in op.body.media}
+    return ("python-multipart>=0.0.9",) if kinds & {"form", "multipart"} else ()
+
+
+def client_testing_context(config: Config, api: Any, env_prefix: str) -> dict[str, Any] | None:
+    """The client's `testing` module settings (None: not configured, no module)."""
+    from ..targets.client.auth import primary_scheme, schemes
+    from ..targets.client.testing import testing_context
+
+    primary = primary_scheme(api, schemes(api, env_prefix))
+    option = primary.options[0] if primary else None
+    return testing_context(config.client_testing, config.distribution_prefix, option)
+
+
+def client_env_prefix(config: Config) -> str:
+    """`acme` -> `ACME_`: the client's credential variables are `<PREFIX>_<OPTION>`."""
+    from ..targets.client.auth import env_prefix
+
+    return env_prefix(config.distribution_prefix)
+
+
+def docs_settings(config: Config) -> DocsSettings:
+    """What the reference docs' examples need beyond the spec."""
+    from ..docs import DocsSettings
+
+    return DocsSettings(
+        config.client_package, client_env_prefix(config), config.docs_example_origin
+    )
+
+
+def scratch_dir() -> str | None:
+    """Where ruff's throw-away tree goes: `$TMPDIR` when set, else the memory-backed
+    /dev/shm when there is one (ruff rewrites every file twice: on a disk under load,
+    creating a thousand small files can take seconds), else the system's default."""
+    if os.environ.get("TMPDIR"):
+        return None
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
+def format_python(files: dict[str, str]) -> dict[str, str]:
+    """Sort imports, drop unused ones and format, with ruff (pinned), in one temporary tree."""
+    from ruff.__main__ import find_ruff_bin
+
+    ruff = find_ruff_bin()
+    with tempfile.TemporaryDirectory(prefix="spec-gen-", dir=scratch_dir()) as tmp:
+        root = Path(tmp)
+        python = [name for name in files if name.endswith(".py")]
+        for name in python:
+            path = root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(files[name], encoding="utf-8")
+        common = ["--isolated", "--line-length", "100", "--target-version", "py311"]
+        for command in (
+            ["check", *common, "--select", "I,F401", "--fix-only", "--exit-zero", "."],
+            ["format", *common, "."],
+        ):
+            done = subprocess.run(
+                [ruff, *command], cwd=root, capture_output=True, text=True, check=False
+            )
+            if done.returncode != 0:
+                raise RuntimeError(
+                    f"ruff {command[0]} failed on generated code:\n{done.stderr}{done.stdout}"
+                )
+        out = dict(files)
+        for name in python:
+            out[name] = (root / name).read_text(encoding="utf-8")
+    return out
+
+
+# -- comparing and writing ---------------------------------------------------------------
+
+
+def build(
+    config: Config,
+    *,
+    use_cache: bool = True,
+    strict: bool = False,
+    typecheck: bool = False,
+    echo: Callable[[str], None] = print,
+    models_worker: ForkedWorker | None = None,
+) -> list[Change]:
+    """Render, verify (imports and mounts), write; `typecheck`: then mypy --strict the output.
+
+    `models_worker`: one already started (see `render_tree`); the caller closes it.
+    Raises TypeCheckFailed when mypy finds errors in the written output.
+    """
+    if use_cache and unchanged_since_last_build(config, strict=strict):
+        echo("nothing changed")
+        if typecheck:
+            _typecheck(config, echo)
+        return []
+    cache_dir = config.root / CACHE_DIR if use_cache else None
+    verifier = Verifier(config.server_package, config.client_package)
+    staged: Staging | None = None
+    try:
+        result = render_tree(
+            config,
+            cache_dir,
+            strict=strict,
+            echo=echo,
+            verifier=verifier,
+            models_worker=models_worker,
+        )
+        old = existing_files(config.output)
+        found = changes(old, result.files)
+        # the new files are written beside the output while the probes check them; moved
+        # into place (a rename each) only when they pass
+        with stage("write (staged)"):
+            staged = Staging(config.output, result.files, found)
+        with stage("verify"):
+            echo(verifier.check(result.files))
+        with stage("write"):
+            staged.commit()
+    finally:
+        verifier.close()
+        if staged is not None:
+            staged.discard()
+    if use_cache:
+        remember_build(config, result)
+    for change in found:
+        echo(str(change))
+    added = sum(c.kind == "added" for c in found)
+    changed = sum(c.kind == "changed" for c in found)
+    removed = sum(c.kind == "removed" for c in found)
+    echo(f"{len(result.files)} files: {added} added, {changed} changed, {removed} removed")
+    if typecheck:
+        _typecheck(config, echo)
+    return found
+
+
+class TypeCheckFailed(Exception):
+    """mypy --strict found errors in the generated output."""
+
+
+def _typecheck(config: Config, echo: Callable[[str], None]) -> None:
+    from .verify import typecheck
+
+    ok, report = typecheck(config.output, config.server_package, config.client_package)
+    echo(report)
+    if not ok:
+        raise TypeCheckFailed(report.splitlines()[-1] if report else "mypy failed")
+
+
+def check(
+    config: Config,
+    echo: Callable[[str], None] = print,
+    *,
+    strict: bool = False,
+    models_worker: ForkedWorker | None = None,
+) -> bool:
+    verifier = Verifier(config.server_package, config.client_package)
+    try:
+        result = render_tree(
+            config, None, strict=strict, echo=echo, verifier=verifier, models_worker=models_worker
+        )
+        verifier.check(result.files)
+    finally:
+        verifier.close()
+    old = existing_files(config.output)
+    found = changes(old, result.files)
+    out = config.relative(config.output)
+    for change in found:
+        label = {"added": "missing", "removed": "extra", "changed": "differs"}[change.kind]
+        echo(f"{label}: {out}/{change.path}")
+        echo(short_diff(change.path, old.get(change.path), result.files.get(change.path)))
+    if found:
+        echo(f"{out}/ is out of date ({len(found)} file(s)); run `spec-gen build`")
+        return False
+    echo(f"{out}/ matches the spec and templates ({len(result.files)} files)")
+    return True

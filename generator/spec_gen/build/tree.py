@@ -1,0 +1,122 @@
+"""The output tree on disk: what is there, what changed, a short diff, writing the changes."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+STAGING = ".spec-gen-staging"  # inside the output: new files wait there to be verified
+IGNORED_PARTS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", STAGING}
+
+
+def _ignored(rel: Path) -> bool:
+    return bool(set(rel.parts) & IGNORED_PARTS) or any(p.endswith(".egg-info") for p in rel.parts)
+
+
+def existing_files(output: Path) -> dict[str, bytes]:
+    if not output.is_dir():
+        return {}
+    return {
+        path.relative_to(output).as_posix(): path.read_bytes()
+        for path in sorted(output.rglob("*"))
+        if path.is_file() and not _ignored(path.relative_to(output))
+    }
+
+
+@dataclass
+class Change:
+    kind: str  # added | changed | removed
+    path: str
+    added: int
+    removed: int
+
+    def __str__(self) -> str:
+        return f"{self.kind:8} {self.path} (+{self.added} -{self.removed})"
+
+
+def changes(old: dict[str, bytes], new: dict[str, str]) -> list[Change]:
+    out = []
+    for path in sorted(set(old) | set(new)):
+        before = old[path].decode("utf-8", "replace").splitlines() if path in old else []
+        after = new[path].splitlines() if path in new else []
+        if path not in old:
+            out.append(Change("added", path, len(after), 0))
+        elif path not in new:
+            out.append(Change("removed", path, 0, len(before)))
+        elif old[path] != new[path].encode("utf-8"):
+            diff = list(difflib.unified_diff(before, after, lineterm="", n=0))
+            plus = sum(1 for d in diff if d.startswith("+") and not d.startswith("+++"))
+            minus = sum(1 for d in diff if d.startswith("-") and not d.startswith("---"))
+            out.append(Change("changed", path, plus, minus))
+    return out
+
+
+def short_diff(path: str, old: bytes | None, new: str | None, limit: int = 30) -> str:
+    before = old.decode("utf-8", "replace").splitlines() if old is not None else []
+    after = new.splitlines() if new is not None else []
+    diff = list(
+        difflib.unified_diff(
+            before, after, f"generated/{path}", f"expected/{path}", lineterm="", n=1
+        )
+    )
+    if len(diff) > limit:
+        diff = diff[:limit] + [f"... ({len(diff) - limit} more diff lines)"]
+    return "\n".join(diff)
+
+
+def write_tree(output: Path, new: dict[str, str], found: list[Change]) -> None:
+    staged = Staging(output, new, found)
+    try:
+        staged.commit()
+    finally:
+        staged.discard()
+
+
+class Staging:
+    """The changes, written into `<output>/.spec-gen-staging/` first (while the build checks
+    them) and then moved into place by `commit`, a rename per file: writing the files, the
+    slow part on some file systems, overlaps the check, and a failed check writes nothing.
+    `discard` removes what is left (after a commit: nothing but the empty folder)."""
+
+    def __init__(self, output: Path, new: dict[str, str], found: list[Change]) -> None:
+        self.output = output
+        self.root = output / STAGING
+        self.found = found
+        self.made_output = not output.exists()
+        shutil.rmtree(self.root, ignore_errors=True)  # an interrupted build's leftovers
+        made: set[Path] = set()
+        for change in found:
+            if change.kind == "removed":
+                continue
+            target = self.root / change.path
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
+            target.write_bytes(new[change.path].encode("utf-8"))
+
+    def commit(self) -> None:
+        made: set[Path] = set()
+        for change in self.found:
+            target = self.output / change.path
+            if change.kind == "removed":
+                target.unlink()
+                parent = target.parent
+                while parent != self.output and parent.is_dir() and not any(parent.iterdir()):
+                    parent.rmdir()
+                    parent = parent.parent
+                continue
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
+            os.replace(self.root / change.path, target)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+        if self.made_output and self.output.is_dir() and not any(self.output.iterdir()):
+            self.output.rmdir()  # nothing was committed: as if the build had not run
+
+
+# -- the no-op fast path ---------------------------------------------------------------

@@ -1,0 +1,315 @@
+"""The generated code works: it compiles, imports, and its routers mount on a FastAPI app.
+
+`verify(files, ...)` runs two subprocesses side by side (one per core) over the output tree,
+held in memory (the files are sent on the probe's stdin as JSON and imported from there,
+nothing is written to disk): one imports every module of the server package, calls its
+`create_api_router` with a placeholder implementation per tag and mounts the router on a
+FastAPI app (mounting is what starting a server does; the app's OpenAPI document is not
+built, which FastAPI would do only when /openapi.json is first asked for); the other imports
+every module of the client package and resolves every model class's annotations (the
+classes are the server's, split into modules: the server's probe has already built their
+validators, so the client's defers that and checks that each module imports what its
+classes name). A failure raises GeneratedCodeBroken with the subprocess's error, so
+`spec-gen build` never reports success for code that does not start.
+
+A small tree is checked in one interpreter, the server's package then the client's
+(`start(together=True)`): starting a second interpreter would cost more than it saves.
+
+`Verifier` starts the two interpreters early: they import FastAPI, pydantic and httpx while
+the build is still rendering. Each is fed its package as soon as that is ready (`feed`):
+the server's as soon as datamodel-code-generator's module is back (before ruff formats it:
+formatting changes no meaning), while the client's models are still being split; the
+client's once they are; `check` feeds what was not fed and waits for both.
+
+`typecheck(output, ...)` runs `mypy --strict` on the written packages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+ROLES = ("server", "client")
+
+# Run in each subprocess: argv = [roles ("server", "client" or "server,client"), their
+# packages, comma-separated]; stdin: per role, in that order, a frame (8-byte big-endian
+# length, then a JSON object {module path relative to the role's directory: source}); the
+# input ending before a frame means the build stopped: nothing to check.
+_PROBE = r"""
+import gc
+gc.disable()  # a short-lived process: full collections over thousands of new classes, ~20%
+import importlib, importlib.abc, importlib.util, inspect, json, linecache, os, sys, typing
+roles = sys.argv[1].split(",")
+packages = dict(zip(roles, sys.argv[2].split(",")))
+import pydantic
+if "server" in roles:
+    import fastapi, fastapi.routing, fastapi.params
+    from fastapi import FastAPI
+if "client" in roles:
+    import httpx
+try:  # the packages require pydantic[email] when the spec has email fields
+    import email_validator
+except ImportError:  # not installed here: EmailStr's check is only needed to validate
+    import pydantic.networks
+    pydantic.networks.import_email_validator = lambda: None
+sources = {}  # module path -> source
+modules = {}  # dotted name -> (path, is a package)
+
+
+class InMemory(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in modules:
+            return None
+        where, is_package = modules[fullname]
+        spec = importlib.util.spec_from_loader(fullname, self, origin=where, is_package=is_package)
+        spec.has_location = True  # tracebacks and __file__ name the module's path
+        return spec
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        where = module.__spec__.origin
+        source = sources[where]
+        linecache.cache[where] = (len(source), None, source.splitlines(True), where)
+        exec(compile(source, where, "exec"), module.__dict__)
+
+
+sys.meta_path.insert(0, InMemory())
+
+
+def receive():
+    head = sys.stdin.buffer.read(8)
+    if len(head) < 8:
+        return None
+    return json.loads(sys.stdin.buffer.read(int.from_bytes(head, "big")))
+
+
+def load(package_name, payload):
+    for path, source in payload.items():
+        sources[path] = source
+        parts = path[: -len(".py")].split("/")
+        if parts[-1] == "__init__":
+            modules[".".join(parts[:-1])] = (path, True)
+        else:
+            modules[".".join(parts)] = (path, False)
+    names = sorted(
+        name for name in modules
+        if (name == package_name or name.startswith(package_name + "."))
+        and name.rsplit(".", 1)[-1] != "testing"  # the client's pytest plugin: optional
+    )
+    for name in names:
+        importlib.import_module(name)
+    return names
+
+
+def check_server(package_name, names):
+    routers = importlib.import_module(package_name + ".routers")
+    parameters = inspect.signature(routers.create_api_router).parameters
+    tags = [p for p in parameters if p != "context"]
+
+    def context(op):
+        async def dependency():
+            return None
+        return dependency
+
+    router = routers.create_api_router(context=context, **{t: object() for t in tags})
+    app = FastAPI()
+    app.include_router(router)
+    return f"{len(names) - 1} modules imported, {len(router.routes)} routes mounted"
+
+
+def check_client(package_name, names):
+    resolved = 0
+    for name in names:
+        module = sys.modules[name]
+        for value in list(vars(module).values()):
+            if (
+                isinstance(value, type)
+                and issubclass(value, pydantic.BaseModel)
+                and value.__module__ == name
+            ):
+                try:
+                    typing.get_type_hints(value, include_extras=True)
+                except Exception as exc:  # one line naming the module and the class
+                    print(f'  File "{module.__file__}", class {value.__name__}', file=sys.stderr)
+                    print(f"{type(exc).__name__}: {exc} (an annotation of {value.__name__})",
+                          file=sys.stderr, flush=True)
+                    os._exit(1)
+                resolved += 1
+    return f"{len(names) - 1} modules imported, {resolved} model classes resolved"
+
+
+for role in roles:
+    payload = receive()
+    if payload is None:  # the build stopped before there was anything to check
+        os._exit(0)
+    if role == "client":
+        # built (and so checked) by the server's probe: here only imported and resolved
+        pydantic.BaseModel.model_config["defer_build"] = True
+    names = load(packages[role], payload)
+    check = check_server if role == "server" else check_client
+    print(f"{role}: {check(packages[role], names)}", flush=True)
+os._exit(0)  # the interpreter's teardown is not part of the check
+"""
+
+
+class GeneratedCodeBroken(RuntimeError):
+    """The generated code does not import or mount: a bug of spec-gen, not of the spec."""
+
+
+class Verifier:
+    """The probe interpreters, started by `start()` (or by `feed` / `check`), used once."""
+
+    def __init__(self, server_package: str, client_package: str) -> None:
+        self.packages = {"server": server_package, "client": client_package}
+        self.probes: list[tuple[subprocess.Popen[bytes], threading.Thread]] = []
+        self.payloads: dict[str, bytes] = {}
+        self.fed = {role: threading.Event() for role in ROLES}
+
+    def start(self, *, together: bool = False) -> None:
+        """Start the probes: one per role, side by side; or, `together`, one interpreter
+        checking the server then the client (for a small tree: one interpreter fewer to
+        start matters more than the two checks overlapping)."""
+        if self.probes:
+            return
+        groups: list[tuple[str, ...]]
+        if together and self.packages["server"] != self.packages["client"]:
+            groups = [ROLES]
+        else:
+            groups = [(role,) for role in ROLES]
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        for roles in groups:
+            popen = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    _PROBE,
+                    ",".join(roles),
+                    ",".join(self.packages[role] for role in roles),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+            )
+            writer = threading.Thread(target=self._send, args=(popen, roles), daemon=True)
+            writer.start()
+            self.probes.append((popen, writer))
+
+    def _send(self, popen: subprocess.Popen[bytes], roles: tuple[str, ...]) -> None:
+        """Write each role's frame as soon as it is fed (in the probe's order), then close."""
+        stdin = popen.stdin  # `_finish` takes it off the Popen while this thread writes
+        assert stdin is not None
+        try:
+            for role in roles:
+                self.fed[role].wait()
+                payload = self.payloads.get(role)
+                if payload is None:  # closed before it was fed
+                    break
+                stdin.write(len(payload).to_bytes(8, "big") + payload)
+                stdin.flush()
+            stdin.close()
+        except (OSError, ValueError):  # it failed before reading: its stderr says why
+            pass
+
+    def feed(self, role: str, files: Mapping[str, str]) -> None:
+        """Send `role`'s package (its `.py` files of `files`, paths relative to the output
+        directory) to its probe, from the probe's writer thread: the build goes on."""
+        if self.fed[role].is_set():
+            return
+        self.start()
+        prefix = f"{role}/"
+        self.payloads[role] = json.dumps(
+            {
+                name[len(prefix) :]: content
+                for name, content in files.items()
+                if name.startswith(prefix) and name.endswith(".py")
+            }
+        ).encode("utf-8")
+        self.fed[role].set()
+
+    def _finish(self) -> list[tuple[int, str, str]]:
+        """Each probe's (exit status, stdout, stderr), once it has ended."""
+        for event in self.fed.values():  # a writer waiting for a role never fed ends
+            event.set()
+        results = []
+        for popen, writer in self.probes:
+            # read while the writer may still be writing: a probe that failed on the first
+            # package writes its traceback (a RecursionError's is long) before it reads the
+            # next; waiting for the writer first, both sides would wait on a full pipe
+            popen.stdin = None  # the writer's: communicate() only reads
+            out, err = popen.communicate()
+            writer.join()
+            results.append((popen.returncode, out.decode(), err.decode()))
+        self.probes = []
+        return results
+
+    def close(self) -> None:
+        """Stop the probes (when the build ends before `check`)."""
+        for popen, _ in self.probes:
+            if popen.poll() is None:
+                popen.kill()
+        self._finish()
+
+    def check(self, files: Mapping[str, str]) -> str:
+        """Import and mount the tree (paths relative to the output dir); the summary.
+
+        Roles already fed keep what they were given; the others are fed `files` now."""
+        for role in ROLES:
+            self.feed(role, files)
+        try:
+            results = self._finish()
+        finally:
+            self.close()
+        for returncode, _, stderr in results:
+            if returncode != 0:
+                lines = [line for line in stderr.strip().splitlines() if line.strip()]
+                where = next(
+                    (ln.strip() for ln in reversed(lines) if ln.strip().startswith("File ")), ""
+                )
+                last = lines[-1] if lines else f"exit status {returncode}"
+                raise GeneratedCodeBroken(
+                    f"generated code does not import or mount: {last} ({where})"
+                )
+        said = {}
+        for _, stdout, _ in results:
+            for line in stdout.splitlines():
+                role, _, text = line.partition(": ")
+                if role in ROLES:
+                    said[role] = text.strip()
+        return f"server: {said.get('server', '')}; client: {said.get('client', '')}"
+
+
+def verify(
+    files: dict[str, str], server_package: str, client_package: str, *, together: bool = False
+) -> str:
+    """Import and mount the generated tree (paths relative to the output dir); its summary."""
+    verifier = Verifier(server_package, client_package)
+    verifier.start(together=together)
+    return verifier.check(files)
+
+
+def typecheck(output: Path, server_package: str, client_package: str) -> tuple[bool, str]:
+    """`mypy --strict` over the written server and client packages: (passed, report)."""
+    args = ["-p", server_package, "-p", client_package]
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--config-file", os.devnull, *args],
+        capture_output=True,
+        text=True,
+        cwd=output,
+        env={
+            **os.environ,
+            "MYPYPATH": os.pathsep.join([str(output / "server"), str(output / "client")]),
+        },
+        check=False,
+    )
+    report = (done.stdout + done.stderr).replace(
+        f"{os.devnull}: No [mypy] section in config file", ""
+    )
+    return done.returncode == 0, report.strip()
