@@ -16,6 +16,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.config import Config
+from ..core.lint_rules import Rule
+from ..core.memory import collector_paused
+from ..core.timings import stage
+from ..core.where import at
+from ..document.load import Bundle, bundle
+from ..lint.findings import WARNING, Finding, RawFinding
+from ..lint.profiles import config_findings, ruleset
+from ..lint.validate import (
+    apply_profile,
+    bundle_findings,
+    locate_findings,
+    openapi_findings,
+    repair_findings,
+    rule_findings,
+    validate_bundle,
+)
 from .cache import (
     CACHE_DIR,
     models_warm_up_wanted,
@@ -24,16 +41,8 @@ from .cache import (
     tool_versions,
     unchanged_since_last_build,
 )
-from ..core.config import Config
-from ..core.where import at
-from ..lint.findings import WARNING, Finding, RawFinding
-from ..document.load import Bundle, bundle
-from ..core.memory import collector_paused
-from ..lint.profiles import ruleset
 from .result import BuildResult
-from ..core.timings import stage
 from .tree import Change, Staging, changes, existing_files, short_diff
-from ..lint.validate import apply_profile, bundle_findings, locate_findings, openapi_findings, repair_findings, rule_findings, validate_bundle
 from .verify import Verifier
 from .worker import ForkedWorker
 
@@ -77,7 +86,10 @@ def _settle(
 ) -> list[Finding]:
     """Raise SpecInvalid on any error (any warning too when strict); echo the warnings and
     return them."""
-    findings = locate_findings(spec_bundle, raw, config.root, bundle_findings(spec_bundle))
+    extra = bundle_findings(spec_bundle) + config_findings(
+        ruleset(config.lint), config.root / "pyproject.toml", config.root
+    )
+    findings = locate_findings(spec_bundle, raw, config.root, extra)
     if any(f.is_error for f in findings) or (strict and findings):
         raise SpecInvalid(findings)
     if echo is not None:
@@ -185,7 +197,7 @@ def _checked_render(
     # document is refused anyway (they would repeat its errors: a dangling $ref's fallback)
     if not (spec_bundle.problems or any(f.severity == "error" for f in raw) or refused()):
         raw += apply_profile(
-            [RawFinding(pointer, "models", note, WARNING) for pointer, note in notes], rules
+            [RawFinding(pointer, Rule.MODELS, note, WARNING) for pointer, note in notes], rules
         )
     if _is_models_refusal(render_error):  # a schema no class can be made from: its finding
         kept = apply_profile([_refusal_finding(render_error)], rules)
@@ -210,7 +222,7 @@ def _is_models_refusal(error: Exception | None) -> bool:
 def _refusal_finding(error: Any) -> RawFinding:
     """datamodel-code-generator's refusal of a schema, as an error of the `schema` rule."""
     return RawFinding(
-        error.path, "schema", f"no model class can be made from this schema: {error.reason}"
+        error.path, Rule.SCHEMA, f"no model class can be made from this schema: {error.reason}"
     )
 
 
@@ -235,13 +247,21 @@ def _render(
     first class the warning names, else of the schemas; its text)."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from ..docs.target import HTML_PAGE, render_docs
     from ..ir import build_ir
     from ..targets import Target
-    from ..targets.client.resources import render_client
     from ..targets.client.models import split_models
-    from ..docs.target import HTML_PAGE, render_docs
+    from ..targets.client.resources import render_client
     from ..targets.models.depth import needs_headroom, recursion_headroom
-    from ..targets.models.generate import ModelsRefused, any_classes, enum_class_names, generate_models, model_names, models_document, refusal_pointer
+    from ..targets.models.generate import (
+        ModelsRefused,
+        any_classes,
+        enum_class_names,
+        generate_models,
+        model_names,
+        models_document,
+        refusal_pointer,
+    )
     from ..targets.server import render_server
 
     with at(""), stage("IR"):

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from ..core.lint_rules import Repair
 from .pointer import (
     escape_pointer_token,
     join_pointer,
@@ -373,7 +374,7 @@ class Bundle:
     # references that could not be followed: (file, pointer in that file, message)
     problems: list[tuple[Path, str, str]] = field(default_factory=list)
     # what repair.py changed so that JSON Schema 2020-12 reads it: (pointer, rule, message)
-    repairs: list[tuple[str, str, str]] = field(default_factory=list)
+    repairs: list[Repair] = field(default_factory=list)
 
 
 # keys whose children are names chosen by the author (so an `x-` child is a name, not an extension)

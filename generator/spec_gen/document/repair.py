@@ -57,6 +57,7 @@ import functools
 import re
 from typing import Any
 
+from ..core.lint_rules import Repair, Rule
 from .pointer import join_pointer, resolve_pointer
 from .refs import JSON_TYPES, deref
 from .upgrade import Upgrader, _put, is_30
@@ -96,7 +97,7 @@ class Repairer(Upgrader):
         super().__init__(document)
         self.leftovers = leftovers  # a 3.1 document: also repair the 3.0 forms
         self.inapplicable = inapplicable  # drop the keywords of another type (see repair())
-        self.repairs: list[tuple[str, str, str]] = []  # (pointer, rule, what was done)
+        self.repairs: list[Repair] = []  # (pointer, rule, what was done)
         self.anchors: list[str] = []  # pointers of the enclosing schemas, outermost first
         self.recursive: list[str] = []  # those with $recursiveAnchor: true
 
@@ -109,7 +110,7 @@ class Repairer(Upgrader):
             self.repairs.append(
                 (
                     join_pointer(here, "$recursiveAnchor"),
-                    "schema-repair",
+                    Rule.SCHEMA_REPAIR,
                     "2019-09's `$recursiveAnchor`: dropped",
                 )
             )
@@ -149,7 +150,7 @@ class Repairer(Upgrader):
             self.repairs.append(
                 (
                     join_pointer(here, "$recursiveRef"),
-                    "schema-repair",
+                    Rule.SCHEMA_REPAIR,
                     f"2019-09's `$recursiveRef`: read as $ref {target}",
                 )
             )
@@ -163,7 +164,7 @@ class Repairer(Upgrader):
             self.repairs.append(
                 (
                     join_pointer(here, "required"),
-                    "schema-repair",
+                    Rule.SCHEMA_REPAIR,
                     "`required` lists a name twice: once kept",
                 )
             )
@@ -177,7 +178,7 @@ class Repairer(Upgrader):
                 self.repairs.append(
                     (
                         join_pointer(here, keyword),
-                        "schema-repair",
+                        Rule.SCHEMA_REPAIR,
                         f"`{keyword}` has a value of the wrong type: dropped",
                     )
                 )
@@ -188,7 +189,7 @@ class Repairer(Upgrader):
                 self.repairs.append(
                     (
                         join_pointer(here, keyword),
-                        "schema-repair",
+                        Rule.SCHEMA_REPAIR,
                         f"`{keyword}` lists no schema: dropped (it says nothing of the value)",
                     )
                 )
@@ -214,7 +215,7 @@ class Repairer(Upgrader):
         self.repairs.append(
             (
                 join_pointer(here, "examples"),
-                "schema-repair",
+                Rule.SCHEMA_REPAIR,
                 "`examples` is a map of Example Objects: read as the list of their values",
             )
         )
@@ -240,7 +241,7 @@ class Repairer(Upgrader):
             self.repairs.append(
                 (
                     join_pointer(here, "default"),
-                    "default",
+                    Rule.DEFAULT,
                     f"default {value!r} does not fit its schema: dropped",
                 )
             )
@@ -252,12 +253,16 @@ class Repairer(Upgrader):
         if converted is not _NOTHING and (not isinstance(enum, list) or converted in enum):
             schema["default"] = converted
             self.repairs.append(
-                (at, "default", f"default {value!r} does not fit its schema: read as {converted!r}")
+                (
+                    at,
+                    Rule.DEFAULT,
+                    f"default {value!r} does not fit its schema: read as {converted!r}",
+                )
             )
         else:
             del schema["default"]
             self.repairs.append(
-                (at, "default", f"default {value!r} does not fit its schema: dropped")
+                (at, Rule.DEFAULT, f"default {value!r} does not fit its schema: dropped")
             )
 
     def _format_default(self, schema: dict[str, Any], here: str) -> None:
@@ -276,7 +281,7 @@ class Repairer(Upgrader):
         self.repairs.append(
             (
                 join_pointer(here, "default"),
-                "default",
+                Rule.DEFAULT,
                 f"default {value!r} is not a valid `{fmt}`: dropped",
             )
         )
@@ -290,7 +295,7 @@ class Repairer(Upgrader):
             self.repairs.append(
                 (
                     join_pointer(here, "type"),
-                    "schema-repair",
+                    Rule.SCHEMA_REPAIR,
                     "`null` unquoted in a type list is no type name: read as 'null'",
                 )
             )
@@ -299,7 +304,7 @@ class Repairer(Upgrader):
             self.repairs.append(
                 (
                     join_pointer(here, "type"),
-                    "schema-repair",
+                    Rule.SCHEMA_REPAIR,
                     "Swagger 2's `type: file`: a binary string",
                 )
             )
@@ -317,7 +322,7 @@ class Repairer(Upgrader):
             named = " or ".join(map(repr, kind if isinstance(kind, list) else [kind]))
             message = f"`{keyword}` applies only to an {family}, and `type` {named} admits none"
             self.repairs.append(
-                (join_pointer(here, keyword), "schema-repair", f"{message}: ignored")
+                (join_pointer(here, keyword), Rule.SCHEMA_REPAIR, f"{message}: ignored")
             )
 
     def _leftovers(self, schema: dict[str, Any], here: str) -> None:
@@ -326,7 +331,7 @@ class Repairer(Upgrader):
             self.repairs.append(
                 (
                     join_pointer(here, "items"),
-                    "schema-repair",
+                    Rule.SCHEMA_REPAIR,
                     "a list of `items`: read as `prefixItems`",
                 )
             )
@@ -339,7 +344,7 @@ class Repairer(Upgrader):
                 self.repairs.append(
                     (
                         join_pointer(here, exclusive),
-                        "schema-repair",
+                        Rule.SCHEMA_REPAIR,
                         f"3.0's boolean `{exclusive}`: read as 3.0 did",
                     )
                 )
@@ -352,7 +357,7 @@ class Repairer(Upgrader):
                 self.repairs.append(
                     (
                         join_pointer(here, flag),
-                        "schema-repair",
+                        Rule.SCHEMA_REPAIR,
                         f"3.0's `{flag}`: read as type [..., 'null']",
                     )
                 )
@@ -480,7 +485,7 @@ def _convert(value: Any, kinds: list[str]) -> Any:
 
 def repair(
     document: dict[str, Any], source_version: str, inapplicable: bool = True
-) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+) -> tuple[dict[str, str], list[Repair]]:
     """Repair `document` (already upgraded when it was 3.0) in place; return the moved pointers
     (new -> old) and the repairs made (pointer, rule id, message). 3.0 forms are repaired only when the
     document was written as 3.1 (an upgraded 3.0 document has none left). Without
@@ -491,19 +496,19 @@ def repair(
     version = document.get("openapi")
     found = null_fields(document)
     renamed = path_keys(document)  # first: the walk below sees the paths as read
-    found += [(old, "document-repair", message) for old, _, message in renamed]
+    found += [(old, Rule.DOCUMENT_REPAIR, message) for old, _, message in renamed]
     # which OpenAPI Object sits where (one walk for the repairs below: 0.15 s at 900
     # operations); what they add or remove keeps the pointers of the others
     kinds = typed_nodes(document, schemas=False)[0]
     statuses = response_keys(document, kinds)
     if statuses:  # the answers renamed: where they sit now
         renamed += statuses
-        found += [(old, "document-repair", message) for old, _, message in statuses]
+        found += [(old, Rule.DOCUMENT_REPAIR, message) for old, _, message in statuses]
         kinds = typed_nodes(document, schemas=False)[0]
     keys, dropped = media_type_keys(document, kinds)
     if keys or dropped:  # the walk again, so the repairs below see the content maps as read
         renamed += keys
-        found += [(old, "document-repair", message) for old, _, message in keys] + dropped
+        found += [(old, Rule.DOCUMENT_REPAIR, message) for old, _, message in keys] + dropped
         kinds = typed_nodes(document, schemas=False)[0]
     found += parameter_schemas(document, kinds) + required_fields(document, kinds)
     fixer.run()
@@ -538,13 +543,13 @@ def _empty_map(name: str, value: Any) -> bool:
     return value is None and name in _MAP_OF_DATA_KEYS
 
 
-def null_fields(document: dict[str, Any]) -> list[tuple[str, str, str]]:
+def null_fields(document: dict[str, Any]) -> list[Repair]:
     """Fields of OpenAPI objects set to `null` (`description: null` on operations, as some
     generators write every unset field): no field of an OpenAPI object takes null, and
     absent is what such a document means. Each removed, a `null-field` warning; schemas,
     examples, defaults and extensions are data and stay, but a map of them left empty
     (`schemas:` with nothing under it) is a field like any other."""
-    out: list[tuple[str, str, str]] = []
+    out: list[Repair] = []
 
     def walk(node: Any, here: str, parent: str) -> None:
         if isinstance(node, list):
@@ -561,7 +566,7 @@ def null_fields(document: dict[str, Any]) -> list[tuple[str, str, str]]:
             at = join_pointer(here, name)
             if node[key] is None:
                 del node[key]
-                out.append((at, "null-field", f"{name!r} is null: read as absent"))
+                out.append((at, Rule.NULL_FIELD, f"{name!r} is null: read as absent"))
             else:
                 walk(node[key], at, name)
 
@@ -599,9 +604,7 @@ _COLLECTION_FORMATS = {
 }
 
 
-def parameter_schemas(
-    document: dict[str, Any], kinds: dict[str, str]
-) -> list[tuple[str, str, str]]:
+def parameter_schemas(document: dict[str, Any], kinds: dict[str, str]) -> list[Repair]:
     """A Parameter or Header Object with neither `schema` nor `content` (one of them is
     required) was refused. Documents converted by hand from Swagger 2.0 keep its way of
     typing a parameter on the parameter itself (`type: integer`, `format`, `enum`, `items`,
@@ -633,7 +636,7 @@ def parameter_schemas(
         else:
             node["schema"] = {"type": "string"}
             message = f"a {what} without `schema` or `content`: read as a string"
-        out.append((here, "parameter-repair", message))
+        out.append((here, Rule.PARAMETER_REPAIR, message))
     return out
 
 
@@ -699,7 +702,7 @@ _MEDIA_TYPE_COMMA = re.compile(r"^\s*([^\s/;,]+/[^\s/;,]+)\s*,\s*([^\s/;,=]+\s*=
 
 def media_type_keys(
     document: dict[str, Any], kinds: dict[str, str]
-) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+) -> tuple[list[tuple[str, str, str]], list[Repair]]:
     """Keys of a `content` map that are no media type. One without a `/` (`examples:` written
     one level too high, beside the media types) was read as a media type of its own, and the
     body became bytes: the entry is ignored. A media type whose parameters follow a comma
@@ -707,7 +710,7 @@ def media_type_keys(
     `;` (`application/json; version=1`). Returns the renamed keys (old pointer, new pointer,
     message) and the dropped ones (pointer, rule, message), `document-repair` warnings."""
     renamed: list[tuple[str, str, str]] = []
-    dropped: list[tuple[str, str, str]] = []
+    dropped: list[Repair] = []
     for here, kind in kinds.items():
         parent, _, last = here.rpartition("/")
         if kind != "Media Type" or not parent.endswith("/content"):
@@ -719,7 +722,7 @@ def media_type_keys(
         if "/" not in name:
             del content[name]
             message = f"{name!r} is not a media type (type/subtype): this entry is ignored"
-            dropped.append((here, "document-repair", message))
+            dropped.append((here, Rule.DOCUMENT_REPAIR, message))
             continue
         match = _MEDIA_TYPE_COMMA.match(name)
         if match is None:
@@ -735,7 +738,7 @@ def media_type_keys(
     return renamed, dropped
 
 
-def required_fields(document: dict[str, Any], kinds: dict[str, str]) -> list[tuple[str, str, str]]:
+def required_fields(document: dict[str, Any], kinds: dict[str, str]) -> list[Repair]:
     """Required fields left out, or written as another type, where one reading is plain, each
     a `document-repair` warning: a server variable without `default` takes its first `enum`
     value (else ""); a number as an operationId is its text, one tag name as `tags` a list of
@@ -743,10 +746,10 @@ def required_fields(document: dict[str, Any], kinds: dict[str, str]) -> list[tup
     without `scopes` (`scopes: {}`);
     a license or tag without `name`, an external document without `url`, is read as absent
     (nothing generated depends on them)."""
-    out: list[tuple[str, str, str]] = []
+    out: list[Repair] = []
 
     def note(here: str, message: str) -> None:
-        out.append((here, "document-repair", message))
+        out.append((here, Rule.DOCUMENT_REPAIR, message))
 
     info = document.get("info")
     license_ = info.get("license") if isinstance(info, dict) else None
@@ -823,7 +826,7 @@ def required_fields(document: dict[str, Any], kinds: dict[str, str]) -> list[tup
 INFO_DEFAULTS = {"title": "API", "version": "0"}
 
 
-def info_fields(document: dict[str, Any]) -> list[tuple[str, str, str]]:
+def info_fields(document: dict[str, Any]) -> list[Repair]:
     """A document (it says `openapi`) without `info`, or whose `info` lacks `title` or
     `version` (all required), is read as having the defaults: refusing it would stop a build
     for a field no generated code depends on. A fragment (no `openapi`) is left to the
@@ -836,17 +839,19 @@ def info_fields(document: dict[str, Any]) -> list[tuple[str, str, str]]:
             return []
         document["info"] = dict(INFO_DEFAULTS)
         shown = ", ".join(f"{k} {v!r}" for k, v in INFO_DEFAULTS.items())
-        return [("", "document-repair", f"a document without `info` (required): read as {shown}")]
+        return [
+            ("", Rule.DOCUMENT_REPAIR, f"a document without `info` (required): read as {shown}")
+        ]
     out = []
     for field, value in INFO_DEFAULTS.items():
         if field not in info:
             info[field] = value
             message = f"`info` without `{field}` (required): read as {value!r}"
-            out.append(("/info", "document-repair", message))
+            out.append(("/info", Rule.DOCUMENT_REPAIR, message))
     return out
 
 
-def info_version(document: dict[str, Any]) -> list[tuple[str, str, str]]:
+def info_version(document: dict[str, Any]) -> list[Repair]:
     """`info.version: 2.0` (YAML reads a number) is the string "2.0" the author meant."""
     info = document.get("info")
     version = info.get("version") if isinstance(info, dict) else None
@@ -855,12 +860,10 @@ def info_version(document: dict[str, Any]) -> list[tuple[str, str, str]]:
     assert isinstance(info, dict)
     info["version"] = str(version)
     message = f"info.version {version!r} is a number: read as the string {str(version)!r}"
-    return [("/info/version", "document-repair", message)]
+    return [("/info/version", Rule.DOCUMENT_REPAIR, message)]
 
 
-def response_descriptions(
-    document: dict[str, Any], kinds: dict[str, str]
-) -> list[tuple[str, str, str]]:
+def response_descriptions(document: dict[str, Any], kinds: dict[str, str]) -> list[Repair]:
     """A Response Object without its required `description` (hand-written documents often
     leave it out: `"200": {content: ...}`) is read as having an empty one: nothing generated
     depends on it, and refusing the document for it would stop a build every other tool
@@ -873,16 +876,16 @@ def response_descriptions(
         if isinstance(response, dict) and "$ref" not in response and "description" not in response:
             response["description"] = ""
             message = "a response without `description` (required): read as an empty one"
-            out.append((here, "document-repair", message))
+            out.append((here, Rule.DOCUMENT_REPAIR, message))
     return out
 
 
-def path_parameters(document: dict[str, Any]) -> list[tuple[str, str, str]]:
+def path_parameters(document: dict[str, Any]) -> list[Repair]:
     """Path parameters as FastAPI needs them: one not marked `required: true` is required (a
     path has no optional parts); a `{placeholder}` no parameter declares becomes a string
     parameter of each operation; one the path has no placeholder for is reported as ignored
     (the IR leaves it out). Each a `parameter-repair` warning."""
-    out: list[tuple[str, str, str]] = []
+    out: list[Repair] = []
     fixed: set[int] = set()
     paths = document.get("paths")
     for path, item in paths.items() if isinstance(paths, dict) else ():
@@ -909,18 +912,16 @@ def path_parameters(document: dict[str, Any]) -> list[tuple[str, str, str]]:
                     {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
                 )
                 message = f"path parameter {name!r} is in the path but not declared: a string"
-                out.append((at, "parameter-repair", message))
+                out.append((at, Rule.PARAMETER_REPAIR, message))
     return list(dict.fromkeys(out))  # a shared component parameter is reported once
 
 
-def _unplaced(
-    declared: dict[str, str], template: list[str], out: list[tuple[str, str, str]]
-) -> None:
+def _unplaced(declared: dict[str, str], template: list[str], out: list[Repair]) -> None:
     """Report each declared path parameter the path template has no placeholder for."""
     for name, at in declared.items():
         if name not in template:
             message = f"path parameter {name!r} is declared but not in the path: ignored"
-            out.append((at, "parameter-repair", message))
+            out.append((at, Rule.PARAMETER_REPAIR, message))
 
 
 # the styles each parameter location allows, its default first
@@ -937,7 +938,7 @@ def _declared(
     holder: dict[str, Any],
     here: str,
     fixed: set[int],
-    out: list[tuple[str, str, str]],
+    out: list[Repair],
 ) -> dict[str, str]:
     """The path parameters `holder` declares (name -> pointer), each made required (reported
     once); a style its location does not allow is dropped (the default applies), for every
@@ -960,7 +961,7 @@ def _declared(
                 f"style {style!r} is not one a {param.get('in')} parameter may have "
                 f"({', '.join(allowed)}): read as the default, {allowed[0]!r}"
             )
-            out.append((join_pointer(at, "style"), "parameter-repair", message))
+            out.append((join_pointer(at, "style"), Rule.PARAMETER_REPAIR, message))
         if param.get("in") != "path":
             continue
         names.setdefault(str(param.get("name")), at)
@@ -968,5 +969,5 @@ def _declared(
             fixed.add(id(param))
             param["required"] = True
             message = "a path parameter is always required: read as `required: true`"
-            out.append((at, "parameter-repair", message))
+            out.append((at, Rule.PARAMETER_REPAIR, message))
     return names

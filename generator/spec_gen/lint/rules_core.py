@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import unquote
 
+from ..core.lint_rules import Rule
 from ..document import patterns
 from ..document.pointer import join_pointer, resolve_pointer
 from ..document.refs import JSON_TYPES, deref, ref_loops
@@ -88,7 +89,7 @@ def dangling_refs(document: dict[str, Any]) -> list[RawFinding]:
     for pointer, ref in _walk_refs(document, ""):
         if not ref.startswith("#"):
             out.append(
-                RawFinding(pointer, "ref", f"$ref {ref!r} was not bundled (not a local file?)")
+                RawFinding(pointer, Rule.REF, f"$ref {ref!r} was not bundled (not a local file?)")
             )
             continue
         if ref not in resolves:
@@ -98,12 +99,12 @@ def dangling_refs(document: dict[str, Any]) -> list[RawFinding]:
             except (KeyError, IndexError, ValueError, TypeError):
                 resolves[ref] = False
         if not resolves[ref]:
-            out.append(RawFinding(pointer, "ref", f"$ref {ref!r} points at nothing"))
+            out.append(RawFinding(pointer, Rule.REF, f"$ref {ref!r} points at nothing"))
         elif ref_loops(document, ref):
             out.append(
                 RawFinding(
                     pointer,
-                    "ref",
+                    Rule.REF,
                     f"$ref {ref!r} leads back to itself through $refs only: it never reaches "
                     "a definition",
                 )
@@ -127,7 +128,7 @@ def ref_kinds(document: dict[str, Any]) -> list[RawFinding]:
         out.append(
             RawFinding(
                 join_pointer(here, "$ref"),
-                "ref-kind",
+                Rule.REF_KIND,
                 f"$ref {ref!r} points at a {found} Object where a {expected} Object belongs: "
                 "the generated code cannot use it as one",
             )
@@ -146,7 +147,7 @@ def oas32_features(document: dict[str, Any]) -> list[RawFinding]:
 
     def warn(pointer: str, what: str, effect: str = "ignored") -> None:
         message = f"{what} (OpenAPI 3.2) is not generated yet: {effect}"
-        out.append(RawFinding(pointer, "oas32", message))
+        out.append(RawFinding(pointer, Rule.OAS32, message))
 
     kinds, _ = typed_nodes(document)
     for here, kind in kinds.items():
@@ -182,7 +183,7 @@ def operation_ids(document: dict[str, Any]) -> list[RawFinding]:
             out.append(
                 RawFinding(
                     join_pointer(here, "operationId"),
-                    "operation-id-unique",
+                    Rule.OPERATION_ID_UNIQUE,
                     f"operationId {op_id!r} is also used at {seen[op_id]}: this one is "
                     "generated with a number appended",
                 )
@@ -210,7 +211,9 @@ def path_params(document: dict[str, Any]) -> list[RawFinding]:
         for name in sorted(in_template - declared):
             out.append(
                 RawFinding(
-                    here, "path-params", f"path parameter {name!r} is in the path but not declared"
+                    here,
+                    Rule.PATH_PARAMS,
+                    f"path parameter {name!r} is in the path but not declared",
                 )
             )
         # a path parameter the path has no placeholder for: ignored, a `parameter-repair`
@@ -224,7 +227,7 @@ def no_operations(document: dict[str, Any]) -> list[RawFinding]:
     where = "/paths" if "paths" in document else ""
     return [
         RawFinding(
-            where, "no-operations", "the document has no operations: no routes are generated"
+            where, Rule.NO_OPERATIONS, "the document has no operations: no routes are generated"
         )
     ]
 
@@ -243,7 +246,7 @@ def no_body_statuses(document: dict[str, Any]) -> list[RawFinding]:
                 out.append(
                     RawFinding(
                         join_pointer(here, "responses", text, "content"),
-                        "no-body-status",
+                        Rule.NO_BODY_STATUS,
                         f"a {text} response has no body in HTTP: its content is ignored",
                     )
                 )
@@ -284,7 +287,7 @@ def python_names(document: dict[str, Any]) -> list[RawFinding]:
             out.append(
                 RawFinding(
                     join_pointer("/components/schemas", name),
-                    "python-name",
+                    Rule.PYTHON_NAME,
                     f"schema name {name!r} {reason}: its class gets another name",
                 )
             )
@@ -317,7 +320,7 @@ def ignored_headers(document: dict[str, Any]) -> list[RawFinding]:
             out.append(
                 RawFinding(
                     at,
-                    "ignored-header",
+                    Rule.IGNORED_HEADER,
                     f"header parameter {name!r} is ignored, as OpenAPI says: {carried} "
                     "carry it (a client can still send it in its default headers)",
                 )
@@ -339,7 +342,7 @@ def nested_parameter_arrays(document: dict[str, Any]) -> list[RawFinding]:
             out.append(
                 RawFinding(
                     at,
-                    "parameter-repair",
+                    Rule.PARAMETER_REPAIR,
                     f"parameter {str(parameter.get('name'))!r} is an array of arrays, "
                     "which OpenAPI gives no way to write: each item read as a string",
                 )
@@ -380,13 +383,13 @@ def schemas_checks(document: dict[str, Any]) -> list[RawFinding]:
             if "default" in node:
                 problem = _default_problem(node, node["default"])
                 if problem:
-                    out.append(RawFinding(join_pointer(here, "default"), "default", problem))
+                    out.append(RawFinding(join_pointer(here, "default"), Rule.DEFAULT, problem))
             out += _pattern_problems(node, here)
             if isinstance(node.get("const"), (dict, list)):
                 out.append(
                     RawFinding(
                         join_pointer(here, "const"),
-                        "models",
+                        Rule.MODELS,
                         "a `const` object or array is not checked by the generated models: "
                         "read as its type",
                     )
@@ -395,7 +398,7 @@ def schemas_checks(document: dict[str, Any]) -> list[RawFinding]:
                 out.append(
                     RawFinding(
                         join_pointer(here, "enum"),
-                        "models",
+                        Rule.MODELS,
                         "an `enum` with object or array members is not checked by the "
                         "generated models: read as its members' type",
                     )
@@ -411,7 +414,7 @@ def schemas_checks(document: dict[str, Any]) -> list[RawFinding]:
                     out.append(
                         RawFinding(
                             join_pointer(here, key),
-                            "schema-keyword",
+                            Rule.SCHEMA_KEYWORD,
                             f"{key!r} is not a JSON Schema keyword; it is ignored{hint}",
                         )
                     )
@@ -460,7 +463,7 @@ def _unchecked_keywords(schema: dict[str, Any], here: str) -> list[RawFinding]:
         found.append(
             RawFinding(
                 join_pointer(here, key),
-                "unchecked-keyword",
+                Rule.UNCHECKED_KEYWORD,
                 f"`{key}` is not checked by the generated models: {consequence}",
             )
         )
@@ -469,7 +472,7 @@ def _unchecked_keywords(schema: dict[str, Any], here: str) -> list[RawFinding]:
         found.append(
             RawFinding(
                 join_pointer(here, "unevaluatedProperties"),
-                "unchecked-keyword",
+                Rule.UNCHECKED_KEYWORD,
                 "a schema for `unevaluatedProperties` is not checked by the generated models: "
                 "extra members pass unchecked",
             )
@@ -489,7 +492,7 @@ def _pattern_problems(schema: dict[str, Any], here: str) -> list[RawFinding]:
     return [
         RawFinding(
             at,
-            "pattern",
+            Rule.PATTERN,
             f"pattern {expression!r} is not a regular expression Python or Rust compiles: "
             "not checked",
         )
@@ -624,7 +627,7 @@ def _cycles(
         for at, target, keyword in edges.get(name, []):
             if target in path:  # reported once, at the `$ref` that closes the cycle
                 loop = " -> ".join([*path[path.index(target) :], target])
-                out.append(RawFinding(at, "schema-cycle", message(keyword, loop)))
+                out.append(RawFinding(at, Rule.SCHEMA_CYCLE, message(keyword, loop)))
             else:
                 visit(target)
         path.pop()
@@ -646,7 +649,7 @@ def webhook_payloads(document: dict[str, Any]) -> list[RawFinding]:
             out.append(
                 RawFinding(
                     join_pointer(here, "requestBody", "content"),
-                    "webhook-payload",
+                    Rule.WEBHOOK_PAYLOAD,
                     f"webhook payload in {', '.join(content)} is not JSON: no typed payload model",
                 )
             )
@@ -654,34 +657,6 @@ def webhook_payloads(document: dict[str, Any]) -> list[RawFinding]:
 
 
 # rule id -> default severity in the default profile
-CORE_RULES: dict[str, str] = {
-    "openapi": "error",  # openapi-spec-validator: the document's structure
-    "stray-keyword": "warn",  # a key the OpenAPI object does not define
-    "component-name": "warn",  # a component key outside ^[a-zA-Z0-9._-]+$: kept
-    "null-field": "warn",  # a field of an OpenAPI object set to null: read as absent
-    "schema": "error",  # a schema that is not valid JSON Schema
-    "schema-repair": "warn",  # a 3.0 / 2019-09 leftover in a 3.1 schema, read as meant
-    "ref": "error",
-    "ref-kind": "warn",  # a $ref to another kind of Object than belongs where it stands
-    "oas32": "warn",  # what OpenAPI 3.2 adds and the generated code does not carry yet
-    # the spec requires unique operationIds; the generator numbers a repeated one (generated
-    # documents such as grpc-gateway's repeat them for each extra binding). House: an error.
-    "operation-id-unique": "warn",
-    "path-params": "error",
-    "no-operations": "warn",
-    "python-name": "warn",
-    "default": "warn",
-    "schema-keyword": "warn",
-    "unchecked-keyword": "warn",  # a JSON Schema assertion the generated models do not make
-    "webhook-payload": "warn",
-    "no-body-status": "warn",
-    "parameter-repair": "warn",  # a path parameter not marked required, or not declared
-    "ignored-header": "warn",  # an Accept, Content-Type or Authorization header parameter
-    "pattern": "warn",  # a `pattern` no regular expression engine of pydantic compiles
-    "schema-cycle": "error",  # a schema that extends itself; a union that is its own member
-    "document-repair": "warn",  # info.version written as a number, read as a string
-    "models": "warn",  # what datamodel-code-generator warned about while writing the models
-}
 CORE_CHECKS: tuple[Callable[[dict[str, Any]], list[RawFinding]], ...] = (
     dangling_refs,
     ref_kinds,
