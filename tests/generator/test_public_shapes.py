@@ -22,7 +22,7 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
-from spec_gen.targets.models.generate import base_conflicts_ignored
+from spec_gen.targets.models.fix import base_conflicts_ignored
 from spec_helpers import line_of, run_in
 
 FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes"

@@ -21,7 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from spec_gen.targets.models.generate import narrowed_in_members, union_member_overrides
+from spec_gen.targets.models.keywords import union_member_overrides
+from spec_gen.targets.models.prepare import narrowed_in_members
 from spec_helpers import line_of, run_in, run_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes_d"

@@ -31,13 +31,10 @@ from pathlib import Path
 
 import pytest
 from spec_gen.build.worker import ForkedWorker
-from spec_gen.targets.models.generate import (
-    ModelsRefused,
-    _refusal,
-    model_ready,
-    refusal_pointer,
-    typed_string_defaults,
-)
+from spec_gen.targets.models.fix import typed_string_defaults
+from spec_gen.targets.models.prepare import model_ready
+from spec_gen.targets.models.refused import ModelsRefused
+from spec_gen.targets.models.run import _refusal, refusal_pointer
 from spec_helpers import run_in, run_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "public_shapes_e"
