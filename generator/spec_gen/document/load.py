@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..core.lint_rules import Repair
+from .openapi import DATA_KEYS, NAME_MAPS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
 from .pointer import (
     escape_pointer_token,
     join_pointer,
@@ -81,28 +82,7 @@ class Bundle:
     repairs: list[Repair] = field(default_factory=list)
 
 
-# keys whose children are names chosen by the author (so an `x-` child is a name, not an extension)
-NAME_MAPS = frozenset(
-    {
-        "properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
-        "schemas", "parameters", "headers", "examples", "links", "callbacks",
-        "securitySchemes", "requestBodies", "responses", "pathItems", "webhooks",
-        "encoding", "content", "variables", "mapping", "scopes", "paths",
-    }
-)  # fmt: skip
-# values that are data, not spec objects: never looked into for `$ref`
-# keys whose values are data, never followed: an Example Object's `value` included
-DATA_KEYS = frozenset({"example", "default", "enum", "const", "value"})
-SCHEMA_ONE = frozenset(
-    {
-        "items", "additionalProperties", "not", "if", "then", "else", "contains",
-        "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems",
-    }
-)  # fmt: skip
-SCHEMA_MANY = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
-     "allOf", "anyOf", "oneOf", "prefixItems"}
-)  # fmt: skip
+SCHEMA_MANY = frozenset(SCHEMA_MAPS + SCHEMA_LISTS)
 SCHEMA_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 

@@ -8,9 +8,9 @@ import re
 from typing import Any
 
 from ..core.lint_rules import Repair, Rule
+from .openapi import METHODS as OPERATION_KEYS
 from .pointer import join_pointer, resolve_pointer
 from .refs import deref
-from .walk import METHODS as OPERATION_KEYS
 
 # the keywords Swagger 2.0 put on a parameter itself: in OpenAPI 3 they are its schema's
 _PARAMETER_SCHEMA_KEYS = frozenset(

@@ -57,6 +57,7 @@ import re
 from typing import Any
 
 from ..core.lint_rules import Repair, Rule
+from .openapi import DATA_KEYS
 from .parameter_repair import parameter_schemas, path_parameters
 from .pointer import join_pointer, resolve_pointer
 from .schema_repair import Repairer
@@ -105,9 +106,7 @@ def repair(
 
 
 # where a value is data (or a schema, which the schema repairs handle), never a field
-_DATA_KEYS = frozenset(
-    {"schema", "schemas", "example", "examples", "value", "default", "enum", "const", "links"}
-)
+_NULL_IS_DATA = DATA_KEYS | {"schema", "schemas", "examples", "links"}
 
 
 # data keys whose value is a map of named objects (`components: {schemas: }`, a media type's
@@ -136,7 +135,7 @@ def null_fields(document: dict[str, Any]) -> list[Repair]:
             return
         for key in list(node):
             name = str(key)
-            data = name in _DATA_KEYS and not (name == "default" and parent == "responses")
+            data = name in _NULL_IS_DATA and not (name == "default" and parent == "responses")
             if name.startswith("x-") or (data and not _empty_map(name, node[key])):
                 continue
             at = join_pointer(here, name)

@@ -77,7 +77,7 @@ class Repairer(SchemaWalk):
         self._fix(schema, here)
 
     def _children(self, schema: dict[str, Any], here: str) -> None:
-        from .walk import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
+        from .openapi import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
 
         for keyword in SCHEMA_MAPS:
             value = schema.get(keyword)

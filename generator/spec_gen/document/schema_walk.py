@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from typing import Any
 
+from .openapi import METHODS as OPERATION_KEYS
 from .pointer import join_pointer
-from .walk import METHODS as OPERATION_KEYS
 
 
 def put(mapping: MutableMapping[str, Any], old: str | None, key: str, value: Any) -> None:

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .openapi import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
 from .pointer import join_pointer
 from .schema_walk import SchemaWalk, items_of, list_of, put
-from .walk import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
 
 
 def is_30(document: Any) -> bool:

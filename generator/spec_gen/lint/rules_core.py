@@ -12,11 +12,11 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..core.lint_rules import Rule
+from ..document.openapi import METHODS, NAME_MAPS
 from ..document.pointer import join_pointer, resolve_pointer
 from ..document.refs import deref, ref_loops
 from ..document.walk import (
     IGNORED_HEADERS,
-    METHODS,
     ignored_header,
     is_32,
     operations,
@@ -45,20 +45,10 @@ def _walk_refs(node: Any, here: str, names: bool = False) -> Iterator[tuple[str,
                 continue
             if key == "examples" and isinstance(value, list):
                 continue
-            yield from _walk_refs(value, join_pointer(here, key), key in NAME_KEYS and not names)
+            yield from _walk_refs(value, join_pointer(here, key), key in NAME_MAPS and not names)
     elif isinstance(node, list):
         for index, value in enumerate(node):
             yield from _walk_refs(value, join_pointer(here, index))
-
-
-NAME_KEYS = frozenset(
-    {
-        "properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
-        "schemas", "parameters", "headers", "examples", "links", "callbacks",
-        "securitySchemes", "requestBodies", "responses", "pathItems", "webhooks",
-        "encoding", "content", "variables", "mapping", "scopes", "paths",
-    }
-)  # fmt: skip
 
 
 def dangling_refs(document: dict[str, Any]) -> list[RawFinding]:

@@ -13,8 +13,9 @@ from typing import Any
 from ..core.lint_rules import ExtensionRule, Rule
 from ..core.naming import is_pascal_identifier, is_snake_identifier
 from ..core.where import at
-from ..document.pointer import join_pointer, resolve_pointer
-from ..document.walk import METHODS
+from ..document.openapi import METHODS, SCHEMA_REF
+from ..document.pointer import join_pointer
+from ..document.refs import deref
 from .findings import RawFinding
 
 # extension -> allowed values; every operation must carry each one (set by the project, e.g.
@@ -48,17 +49,7 @@ class HouseRules:
         self.out.append(RawFinding(pointer, rule, message))
 
     def deref(self, node: Any) -> Any:
-        for _ in range(32):
-            if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
-                break
-            ref = node["$ref"]
-            if not ref.startswith("#"):
-                return {}
-            try:
-                node = resolve_pointer(self.doc, ref[1:])
-            except (KeyError, IndexError, ValueError, TypeError):
-                return {}
-        return node
+        return deref(self.doc, node)
 
     def run(self) -> list[RawFinding]:
         self.schema_names()
@@ -254,7 +245,7 @@ class HouseRules:
             for media in (self.deref(response).get("content") or {}).values():
                 schema = media.get("schema") or {}
                 ref = schema.get("$ref", "")
-                if not str(ref).startswith("#/components/schemas/"):
+                if not str(ref).startswith(SCHEMA_REF):
                     self.add(
                         at,
                         Rule.ERROR_SCHEMA,

@@ -11,14 +11,10 @@ from urllib.parse import unquote
 
 from ..core.lint_rules import Rule
 from ..document import patterns
+from ..document.openapi import SCHEMA_MAPS, SCHEMA_REF
 from ..document.pointer import join_pointer
 from ..document.refs import JSON_TYPES
-from ..document.walk import (
-    SCHEMA_MAPS,
-    prefix_members,
-    schema_roots,
-    structured_enum,
-)
+from ..document.walk import prefix_members, schema_roots, structured_enum
 from .findings import RawFinding
 
 SCHEMA_KEYWORDS = frozenset(
@@ -200,9 +196,6 @@ def _default_problem(schema: dict[str, Any], value: Any) -> str | None:
     return None
 
 
-_SCHEMA_REF = "#/components/schemas/"
-
-
 def _extended(
     schema: Any, here: str, keywords: tuple[str, ...], one_member: bool
 ) -> Iterator[tuple[str, str, str]]:
@@ -220,8 +213,8 @@ def _extended(
         for index, member in enumerate(members):
             at = join_pointer(here, keyword, index)
             ref = member.get("$ref") if isinstance(member, dict) else None
-            if isinstance(ref, str) and ref.startswith(_SCHEMA_REF):
-                yield join_pointer(at, "$ref"), unquote(ref[len(_SCHEMA_REF) :]), keyword
+            if isinstance(ref, str) and ref.startswith(SCHEMA_REF):
+                yield join_pointer(at, "$ref"), unquote(ref[len(SCHEMA_REF) :]), keyword
             else:
                 yield from _extended(member, at, keywords, one_member)
 
@@ -285,9 +278,9 @@ def _cycles(
         while True:
             node = schemas.get(name)
             ref = node.get("$ref") if isinstance(node, dict) and len(node) == 1 else None
-            if not (isinstance(ref, str) and ref.startswith(_SCHEMA_REF)):
+            if not (isinstance(ref, str) and ref.startswith(SCHEMA_REF)):
                 return name
-            name = unquote(ref[len(_SCHEMA_REF) :])
+            name = unquote(ref[len(SCHEMA_REF) :])
             if name in seen:
                 return name
             seen.add(name)

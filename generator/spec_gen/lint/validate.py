@@ -18,8 +18,9 @@ from typing import Any
 from ..core.lint_rules import Rule
 from ..core.where import at
 from ..document.load import Bundle, SourceMap
+from ..document.openapi import METHODS
 from ..document.pointer import join_pointer
-from ..document.walk import METHODS, is_32, schema_roots, typed_nodes
+from ..document.walk import is_32, schema_roots, typed_nodes
 from .findings import ERROR, WARNING, Finding, RawFinding
 from .profiles import Ruleset, ruleset
 from .rules_core import CORE_CHECKS

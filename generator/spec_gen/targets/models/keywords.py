@@ -9,7 +9,8 @@ import re
 from typing import Any
 
 from ...document import patterns
-from ...document.walk import ARRAY_KEYWORDS, OBJECT_KEYWORDS, prefix_members
+from ...document.openapi import ARRAY_KEYWORDS, OBJECT_KEYWORDS, SCHEMA_DATA_KEYWORDS, SCHEMA_REF
+from ...document.walk import prefix_members
 
 # keywords that apply to one type only, each member of a split type list takes its own
 _STRING_BOUNDS = ("minLength", "maxLength", "pattern")
@@ -94,10 +95,10 @@ def free_form(schema: dict[str, Any]) -> bool:
 
 
 # keywords whose values are data or names, not schemas: kept as written
-DATA_KEYWORDS = frozenset(
-    {"default", "const", "enum", "example", "examples", "discriminator", "xml", "externalDocs",
-     "required", "dependentRequired", "type", "format", "$ref", "$id", "$anchor", "$schema"}
-)  # fmt: skip
+DATA_KEYWORDS = SCHEMA_DATA_KEYWORDS | {
+    "discriminator", "xml", "externalDocs", "required", "dependentRequired", "type", "format",
+    "$ref", "$id", "$anchor", "$schema",
+}  # fmt: skip
 # keywords whose values map names to schemas: each value is a schema, the map is not
 SCHEMA_MAP_KEYWORDS = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
@@ -127,7 +128,7 @@ def never_member(member: Any, never: frozenset[str]) -> bool:
     ref = member.get("$ref") if isinstance(member, dict) else None
     return (
         isinstance(ref, str)
-        and ref.startswith("#/components/schemas/")
+        and ref.startswith(SCHEMA_REF)
         and ref.rsplit("/", 1)[-1] in never
         and len(member) == 1
     )
@@ -216,7 +217,7 @@ def _declared_props(schema: Any, schemas: dict[str, Any], seen: frozenset[str]) 
     if not isinstance(schema, dict):
         return set()
     ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+    if isinstance(ref, str) and ref.startswith(SCHEMA_REF):
         name = ref.rsplit("/", 1)[-1]
         if name in seen:
             return set()

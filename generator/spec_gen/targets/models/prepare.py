@@ -9,10 +9,11 @@ import re
 from typing import Any
 
 from ...document import patterns
+from ...document.openapi import OBJECT_KEYWORDS, SCHEMA_REF
 from ...document.pointer import unescape_pointer_token
-from ...document.walk import OBJECT_KEYWORDS, structured_enum
+from ...document.walk import structured_enum
 from ...ir import Api
-from ...ir.schemas import SCHEMA_REF, deep_refs_followed
+from ...ir.schemas import deep_refs_followed
 from .keywords import (
     ANNOTATIONS,
     DATA_KEYWORDS,
@@ -266,7 +267,7 @@ def _hoisted(
     """(class name, its schema) when `node` is only a `$ref` to a schema the IR hoisted
     from an inline one and nothing else names, else (None, node)."""
     ref = node.get("$ref") if isinstance(node, dict) else None
-    if not isinstance(ref, str) or len(node) > 1 or not ref.startswith("#/components/schemas/"):
+    if not isinstance(ref, str) or len(node) > 1 or not ref.startswith(SCHEMA_REF):
         return None, node
     name = ref.rsplit("/", 1)[-1]
     if name not in hoisted or name not in schemas or text.count(json.dumps(ref)) != 1:
@@ -278,7 +279,7 @@ def _resolved(schema: Any, schemas: dict[str, Any]) -> Any:
     """A schema with its `$ref`s to component schemas followed (keys beside one win)."""
     for _ in range(32):
         ref = schema.get("$ref") if isinstance(schema, dict) else None
-        if not (isinstance(ref, str) and ref.startswith("#/components/schemas/")):
+        if not (isinstance(ref, str) and ref.startswith(SCHEMA_REF)):
             return schema
         beside = {k: v for k, v in schema.items() if k != "$ref"}
         schema = {**(schemas.get(ref.rsplit("/", 1)[-1]) or {}), **beside}
@@ -335,7 +336,7 @@ def model_ready(
         elif key not in TOOL_KEYS:
             out[key] = model_ready(value, never, types)
     ref = out.get("$ref")
-    if "type" in out and isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+    if "type" in out and isinstance(ref, str) and ref.startswith(SCHEMA_REF):
         name = ref.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
         if types is not None and types.get(name) == out["type"]:
             del out["type"]
