@@ -295,7 +295,7 @@ def build(
 
 def _warm_up_models() -> None:
     """The models worker's first call (imported there, not here)."""
-    from .targets.models.generate import warm_up
+    from .targets.models.run import warm_up
 
     warm_up()
 

@@ -1,8 +1,13 @@
-"""The content-hash record that lets a rebuild with nothing changed return at once.
+"""Every cache of the build, in `.spec-gen-cache/` (ignored by git), never in `generated/`,
+each keyed by content hashes (timestamps play no part):
 
-Kept in `.spec-gen-cache/` (ignored by git), never in `generated/`: the record holds the
-hashes of every input (spec files, templates, the generator's own sources, tool versions,
-settings) and of every output file; timestamps play no part.
+- `build.json`: the hashes of every input (spec files, templates, the generator's own
+  sources, tool versions, settings) and of every output file, so a rebuild with nothing
+  changed returns at once (this module imports none of the generator for it);
+- `valid-<hash>`: the document openapi-spec-validator last found clean;
+- `models-<hash>.json`: datamodel-code-generator's last models module, its notes and depth.
+
+Only the newest entry of each kind is kept.
 """
 
 from __future__ import annotations
@@ -10,10 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..core.config import Config
 from .result import BuildResult
 from .tree import existing_files
+
+if TYPE_CHECKING:
+    from ..lint.findings import RawFinding
 
 CACHE_DIR = ".spec-gen-cache"
 
@@ -23,6 +32,55 @@ def models_warm_up_wanted(cache_dir: Path | None) -> bool:
     while the spec is read: not when the cache holds models (they are usually read from it,
     and a warm-up would delay that)."""
     return cache_dir is None or not any(cache_dir.glob("models-*.json"))
+
+
+def validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> list[RawFinding]:
+    """openapi-spec-validator's findings; a clean verdict is remembered by content hash."""
+    from ..core.timings import stage
+    from ..lint.validate import openapi_findings
+
+    stamp = None
+    if cache_dir is not None:
+        key = sha(json.dumps([tool_versions(), document], sort_keys=True).encode())
+        stamp = cache_dir / f"valid-{key[:32]}"
+        if stamp.is_file():
+            return []
+    with stage("validate (openapi-spec-validator)"):
+        findings = openapi_findings(document)
+    if stamp is not None and not findings:
+        _keep_only(stamp.parent, "valid-*")
+        stamp.touch()
+    return findings
+
+
+def generated_models(
+    document: dict[str, Any], header: str, cache_dir: Path | None
+) -> tuple[str, list[str], int]:
+    """The models module source, what datamodel-code-generator warned about while writing it
+    (a ref it could not follow, ...) and the longest chain of its classes pydantic may build
+    one inside the other (targets/models/depth.py); reused from the cache when the schemas,
+    the tool and the modules shaping its output are unchanged. Runs in the models worker."""
+    from ..targets.models.run import OPTIONS, made_by, run_datamodel_codegen
+
+    key = sha(json.dumps([document, OPTIONS, header, made_by()], sort_keys=True).encode())
+    cached = cache_dir / f"models-{key[:32]}.json" if cache_dir else None
+    if cached is not None and cached.is_file():
+        kept = json.loads(cached.read_text(encoding="utf-8"))
+        return kept["source"], kept["notes"], kept["depth"]
+    source, notes, depth = run_datamodel_codegen(document, header)
+    if cached is not None:
+        _keep_only(cached.parent, "models-*")
+        cached.write_text(
+            json.dumps({"source": source, "notes": notes, "depth": depth}), encoding="utf-8"
+        )
+    return source, notes, depth
+
+
+def _keep_only(directory: Path, pattern: str) -> None:
+    """Make room for a new entry of one kind: the folder made, its older entries removed."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for old in directory.glob(pattern):
+        old.unlink()
 
 
 def sha(data: bytes) -> str:

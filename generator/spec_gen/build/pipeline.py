@@ -8,39 +8,44 @@ changed return without parsing anything (never timestamps).
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.config import Config
+from ..core.lint_rules import Rule
 from ..core.memory import collector_paused
 from ..core.timings import stage
 from ..core.where import at
 from ..document.load import Bundle, bundle
 from ..lint.findings import WARNING, Finding, RawFinding
-from ..lint.profiles import ruleset
+from ..lint.profiles import config_findings, ruleset
 from ..lint.validate import (
     apply_profile,
     bundle_findings,
     locate_findings,
-    openapi_findings,
     repair_findings,
     rule_findings,
     validate_bundle,
 )
+from ..targets.models.refused import ModelsRefused
 from .cache import (
     CACHE_DIR,
+    generated_models,
     models_warm_up_wanted,
     remember_build,
-    sha,
-    tool_versions,
     unchanged_since_last_build,
+    validation_verdict,
 )
+from .formatter import format_python
 from .result import BuildResult
+from .target_settings import (
+    client_env_prefix,
+    client_testing_context,
+    email_dependency,
+    form_dependency,
+)
 from .tree import Change, Staging, changes, existing_files, short_diff
 from .verify import Verifier
 from .worker import ForkedWorker
@@ -85,30 +90,15 @@ def _settle(
 ) -> list[Finding]:
     """Raise SpecInvalid on any error (any warning too when strict); echo the warnings and
     return them."""
-    findings = locate_findings(spec_bundle, raw, config.root, bundle_findings(spec_bundle))
+    extra = bundle_findings(spec_bundle) + config_findings(
+        ruleset(config.lint), config.root / "pyproject.toml", config.root
+    )
+    findings = locate_findings(spec_bundle, raw, config.root, extra)
     if any(f.is_error for f in findings) or (strict and findings):
         raise SpecInvalid(findings)
     if echo is not None:
         for finding in findings:
             echo(str(finding))
-    return findings
-
-
-def _validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> list[RawFinding]:
-    """openapi-spec-validator's findings; a clean verdict is remembered by content hash."""
-    stamp = None
-    if cache_dir is not None:
-        key = sha(json.dumps([tool_versions(), document], sort_keys=True).encode())
-        stamp = cache_dir / f"valid-{key[:32]}"
-        if stamp.is_file():
-            return []
-    with stage("validate (openapi-spec-validator)"):
-        findings = openapi_findings(document)
-    if stamp is not None and not findings:
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        for old in stamp.parent.glob("valid-*"):
-            old.unlink()
-        stamp.touch()
     return findings
 
 
@@ -133,7 +123,7 @@ def render_tree(
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
-    from ..targets.models.generate import warm_up
+    from ..targets.models.run import warm_up
 
     owned = models_worker is None
     if models_worker is None:
@@ -165,7 +155,7 @@ def _checked_render(
     with stage("bundle"):
         spec_bundle = bundle(config.spec)
     rules = ruleset(config.lint)
-    verdict = pool.submit(_validation_verdict, spec_bundle.document, cache_dir)
+    verdict = pool.submit(validation_verdict, spec_bundle.document, cache_dir)
 
     def refused() -> bool:  # the validator refuses the document: its findings explain
         return any(f.severity == "error" for f in apply_profile(verdict.result(), rules))
@@ -193,7 +183,7 @@ def _checked_render(
     # document is refused anyway (they would repeat its errors: a dangling $ref's fallback)
     if not (spec_bundle.problems or any(f.severity == "error" for f in raw) or refused()):
         raw += apply_profile(
-            [RawFinding(pointer, "models", note, WARNING) for pointer, note in notes], rules
+            [RawFinding(pointer, Rule.MODELS, note, WARNING) for pointer, note in notes], rules
         )
     if _is_models_refusal(render_error):  # a schema no class can be made from: its finding
         kept = apply_profile([_refusal_finding(render_error)], rules)
@@ -212,13 +202,13 @@ def _checked_render(
 
 
 def _is_models_refusal(error: Exception | None) -> bool:
-    return type(error).__name__ == "ModelsRefused"  # its module is imported by _render only
+    return isinstance(error, ModelsRefused)
 
 
 def _refusal_finding(error: Any) -> RawFinding:
     """datamodel-code-generator's refusal of a schema, as an error of the `schema` rule."""
     return RawFinding(
-        error.path, "schema", f"no model class can be made from this schema: {error.reason}"
+        error.path, Rule.SCHEMA, f"no model class can be made from this schema: {error.reason}"
     )
 
 
@@ -249,22 +239,16 @@ def _render(
     from ..targets.client.models import split_models
     from ..targets.client.resources import render_client
     from ..targets.models.depth import needs_headroom, recursion_headroom
-    from ..targets.models.generate import (
-        ModelsRefused,
-        any_classes,
-        enum_class_names,
-        generate_models,
-        model_names,
-        models_document,
-        refusal_pointer,
-    )
+    from ..targets.models.fix import any_classes, enum_class_names, model_names
+    from ..targets.models.prepare import models_document
+    from ..targets.models.run import refusal_pointer
     from ..targets.server import render_server
 
     with at(""), stage("IR"):
         api = build_ir(spec_bundle.document)
     source = config.relative(config.spec)
     header = f"# generated by spec-gen from {source}; do not edit"
-    models = models_worker.submit(generate_models, models_document(api), header, cache_dir)
+    models = models_worker.submit(generated_models, models_document(api), header, cache_dir)
     known = set(api.schemas)
     uses_email = '"format": "email"' in json.dumps(api.schemas)
     pydantic_dep = "pydantic[email]>=2.7,<3" if uses_email else "pydantic>=2.7,<3"
@@ -274,7 +258,7 @@ def _render(
         config.server_package,
         f"{prefix}-api",
         source,
-        (pydantic_dep, "fastapi>=0.115", *_form_dependency(api)),
+        (pydantic_dep, "fastapi>=0.115", *form_dependency(api)),
         handler_credentials=config.handler_credentials,
     )
     client = Target(
@@ -339,7 +323,7 @@ def _render(
         # the guess above reads the schemas' text: a `format: email` datamodel-code-generator
         # does not type as EmailStr (no `type: string`, an example's data) is no email field;
         # the packages' dependency lists follow the models
-        files = _email_dependency(files, pydantic_dep, not uses_email)
+        files = email_dependency(files, pydantic_dep, not uses_email)
     # the server's one models module first: with it, the server's probe can start importing
     # while the client's split of the models is made and formatted
     server_models = f"server/{config.server_package}/models.py"
@@ -382,41 +366,6 @@ def _class_pointer(pointers: dict[str, str], text: str) -> str:
     return "/components/schemas"
 
 
-def _email_dependency(files: dict[str, str], written: str, email: bool) -> dict[str, str]:
-    """The pyproject files with `written` (the pydantic requirement they were rendered with)
-    replaced by the one the models need: with the email extra or without it."""
-    wanted = "pydantic[email]>=2.7,<3" if email else "pydantic>=2.7,<3"
-    return {
-        name: content.replace(f'"{written}"', f'"{wanted}"')
-        if name.endswith("pyproject.toml")
-        else content
-        for name, content in files.items()
-    }
-
-
-def _form_dependency(api: Any) -> tuple[str, ...]:
-    """FastAPI parses form and multipart bodies with python-multipart."""
-    kinds = {m.kind for op in api.operations if op.body for m in op.body.media}
-    return ("python-multipart>=0.0.9",) if kinds & {"form", "multipart"} else ()
-
-
-def client_testing_context(config: Config, api: Any, env_prefix: str) -> dict[str, Any] | None:
-    """The client's `testing` module settings (None: not configured, no module)."""
-    from ..targets.client.auth import primary_scheme, schemes
-    from ..targets.client.testing import testing_context
-
-    primary = primary_scheme(api, schemes(api, env_prefix))
-    option = primary.options[0] if primary else None
-    return testing_context(config.client_testing, config.distribution_prefix, option)
-
-
-def client_env_prefix(config: Config) -> str:
-    """`acme` -> `ACME_`: the client's credential variables are `<PREFIX>_<OPTION>`."""
-    from ..targets.client.auth import env_prefix
-
-    return env_prefix(config.distribution_prefix)
-
-
 def docs_settings(config: Config) -> DocsSettings:
     """What the reference docs' examples need beyond the spec."""
     from ..docs import DocsSettings
@@ -424,46 +373,6 @@ def docs_settings(config: Config) -> DocsSettings:
     return DocsSettings(
         config.client_package, client_env_prefix(config), config.docs_example_origin
     )
-
-
-def scratch_dir() -> str | None:
-    """Where ruff's throw-away tree goes: `$TMPDIR` when set, else the memory-backed
-    /dev/shm when there is one (ruff rewrites every file twice: on a disk under load,
-    creating a thousand small files can take seconds), else the system's default."""
-    if os.environ.get("TMPDIR"):
-        return None
-    shm = "/dev/shm"
-    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
-
-
-def format_python(files: dict[str, str]) -> dict[str, str]:
-    """Sort imports, drop unused ones and format, with ruff (pinned), in one temporary tree."""
-    from ruff.__main__ import find_ruff_bin
-
-    ruff = find_ruff_bin()
-    with tempfile.TemporaryDirectory(prefix="spec-gen-", dir=scratch_dir()) as tmp:
-        root = Path(tmp)
-        python = [name for name in files if name.endswith(".py")]
-        for name in python:
-            path = root / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(files[name], encoding="utf-8")
-        common = ["--isolated", "--line-length", "100", "--target-version", "py311"]
-        for command in (
-            ["check", *common, "--select", "I,F401", "--fix-only", "--exit-zero", "."],
-            ["format", *common, "."],
-        ):
-            done = subprocess.run(
-                [ruff, *command], cwd=root, capture_output=True, text=True, check=False
-            )
-            if done.returncode != 0:
-                raise RuntimeError(
-                    f"ruff {command[0]} failed on generated code:\n{done.stderr}{done.stdout}"
-                )
-        out = dict(files)
-        for name in python:
-            out[name] = (root / name).read_text(encoding="utf-8")
-    return out
 
 
 # -- comparing and writing ---------------------------------------------------------------

@@ -159,9 +159,17 @@ def identifier(text: str, taken: set[str], reserved: frozenset[str] = HANDLER_RE
     return unique(name, taken)
 
 
-def unique(name: str, taken: set[str]) -> str:
-    base, n = name, 2
-    while name in taken:
-        name, n = f"{base}{n}", n + 1
+def unique(name: str, taken: set[str], *, separator: str = "", prefix: str = "") -> str:
+    """`name`, or its first form not in `taken`, which it joins: numbered from 2 (`name2`, or
+    `name_2` with `separator="_"`), or, given a `prefix`, with the prefix put before it until
+    it is free (`response_accept`). The one helper for every generated name that must not
+    clash; each caller keeps the style its names already have."""
+    if prefix:
+        while name in taken:
+            name = prefix + name
+    else:
+        base, n = name, 2
+        while name in taken:
+            name, n = f"{base}{separator}{n}", n + 1
     taken.add(name)
     return name

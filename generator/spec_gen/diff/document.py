@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..document.load import resolve_pointer
-from ..document.walk import METHODS as HTTP_METHODS
+from ..document.openapi import METHODS as HTTP_METHODS
 
 MAX_DEPTH = 64  # schema nesting followed before giving up (recursion is also cut by $ref)
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ..document.walk import METHODS as HTTP_METHODS
+from ..document.openapi import METHODS as HTTP_METHODS
 from .rules import LEVELS, RULES, Level
 
 

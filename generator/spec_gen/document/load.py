@@ -16,7 +16,6 @@ mounted under `components/schemas/Name` therefore keeps its name.
 from __future__ import annotations
 
 import copy
-import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,6 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from ..core.lint_rules import Repair
+from .openapi import DATA_KEYS, NAME_MAPS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
 from .pointer import (
     escape_pointer_token,
     join_pointer,
@@ -32,10 +33,13 @@ from .pointer import (
     unescape_pointer_token,
 )
 from .positions import SourceMap, source_line
+from .read import MAX_ALIASED, MAX_DEPTH, SpecError, read_yaml
 from .repair import repair
 from .upgrade import upgrade
 
 __all__ = [
+    "MAX_ALIASED",
+    "MAX_DEPTH",
     "Bundle",
     "SourceMap",
     "SpecError",
@@ -50,309 +54,11 @@ __all__ = [
 ]
 
 
-class SpecError(Exception):
-    """A problem located in a source file (1-based line and column, 0 if unknown)."""
-
-    def __init__(self, file: Path, line: int, column: int, message: str) -> None:
-        super().__init__(f"{file}:{line}:{column}: {message}")
-        self.file = file
-        self.line = line
-        self.column = column
-        self.message = message
-
-
-def _yaml_error(path: Path, exc: Exception) -> SpecError:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    context = getattr(exc, "context", None)
-    message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
-    if mark is None:
-        return SpecError(path, 0, 0, message)
-    return SpecError(path, mark.line + 1, mark.column + 1, message)
-
-
-def _has_clib() -> bool:
-    try:
-        import _ruamel_yaml  # noqa: F401  (ruamel.yaml.clib: the C parser, ~6x faster)
-    except ImportError:
-        return False
-    return True
-
-
-def _json_types_constructor() -> Any:
-    """ruamel's safe constructor reading YAML 1.2 as JSON types: a date-looking scalar stays a
-    string (JSON has no dates), so do a plain `=` and `!!binary` data, and every mapping key
-    is a string (`200:` -> "200")."""
-    from ruamel.yaml.constructor import SafeConstructor
-
-    class JsonTypesConstructor(SafeConstructor):
-        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-            mapping = super().construct_mapping(node, deep=deep)
-            if all(type(k) is str for k in mapping):
-                return mapping
-            return {_key(k): v for k, v in mapping.items()}
-
-    JsonTypesConstructor.add_constructor(
-        "tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str
-    )
-    # a plain `=` (YAML 1.1's "value key" type, which ruamel still resolves) is the string
-    # "="; `!!binary` stays its base64 text (JSON has no bytes)
-    for tag in ("tag:yaml.org,2002:value", "tag:yaml.org,2002:binary"):
-        JsonTypesConstructor.add_constructor(tag, SafeConstructor.construct_yaml_str)
-    JsonTypesConstructor.add_constructor(
-        "tag:yaml.org,2002:map", JsonTypesConstructor.construct_yaml_map
-    )
-    return JsonTypesConstructor
-
-
-def _key(key: Any) -> str:
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    return "null" if key is None else str(key)
-
-
-_CONSTRUCTOR: Any = None
-_RESOLVER: Any = None
-
-
-def _json_types_resolver() -> Any:
-    """ruamel's resolver with its table of implicit types looked up once per file, not once
-    per scalar (the lookup re-reads the YAML version each time: a third of the parse)."""
-    from ruamel.yaml.resolver import VersionedResolver
-
-    class OncePerFileResolver(VersionedResolver):
-        @property
-        def versioned_resolver(self) -> Any:
-            table = self.__dict__.get("_spec_gen_table")
-            if table is None:
-                table = VersionedResolver.versioned_resolver.fget(self)  # type: ignore[attr-defined]
-                self.__dict__["_spec_gen_table"] = table
-            return table
-
-    return OncePerFileResolver
-
-
-def _loader(pure: bool) -> Any:
-    global _CONSTRUCTOR
-    from ruamel.yaml import YAML
-
-    global _RESOLVER
-    if _CONSTRUCTOR is None:
-        _CONSTRUCTOR = _json_types_constructor()
-        _RESOLVER = _json_types_resolver()
-    yaml = YAML(typ="safe", pure=pure)
-    yaml.Constructor = _CONSTRUCTOR
-    yaml.Resolver = _RESOLVER
-    return yaml
-
-
-_TAG = "tag:yaml.org,2002:"
-_AS_STRING = frozenset(_TAG + t for t in ("str", "timestamp", "value", "binary"))
-
-
-class _NotPlain(Exception):
-    """A node `_plain` leaves to ruamel's constructor (a merge key, a cycle, a duplicate key,
-    an explicit or unknown tag, a `%YAML 1.1` document)."""
-
-
-def _fast_load(text: str) -> Any:
-    """`_loader(pure=False).load(text)`, faster: the C parser composes the nodes and `_plain`
-    turns them into JSON values in one recursive walk, without ruamel's constructor and its
-    two-step generator per mapping (on DigitalOcean's 1,500 files: 0.3 s of 1.5 s of
-    bundling). What that walk does not know goes to the constructor, as before."""
-    yaml = _loader(pure=False)
-    if "%YAML" in text:  # a version directive: the constructor reads what it says
-        return yaml.load(text)
-    node = yaml.compose(text)
-    if node is None:
-        return None
-    try:
-        return _plain(node)
-    except _NotPlain:
-        return yaml.load(text)
-
-
-def _plain(root: Any) -> Any:
-    """The JSON value of a composed YAML 1.2 document (see _json_types_constructor): a
-    mapping or list met again through an alias is the same object, as the constructor makes
-    it; anything else raises _NotPlain."""
-    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
-
-    built: dict[int, Any] = {}
-    open_: set[int] = set()
-
-    def value(node: Any) -> Any:
-        tag = node.ctag
-        name = tag.suffix if tag.handle is None else None
-        kind = type(node)
-        if kind is ScalarNode:
-            if name in _AS_STRING:
-                return node.value
-            if name == _TAG + "int":
-                return _yaml_int(node.value)
-            if name == _TAG + "float":
-                return _yaml_float(node.value)
-            if name == _TAG + "bool":
-                return node.value.lower() == "true"
-            if name == _TAG + "null":
-                return None
-            raise _NotPlain
-        key = id(node)
-        if key in built:
-            return built[key]
-        if key in open_:
-            raise _NotPlain
-        open_.add(key)
-        out: Any
-        if kind is MappingNode and name == _TAG + "map":
-            out = {}
-            for key_node, value_node in node.value:
-                if type(key_node) is not ScalarNode:
-                    raise _NotPlain
-                item = value(key_node)
-                if type(item) is not str:
-                    item = _key(item)
-                if item in out or key_node.ctag.suffix == _TAG + "merge":
-                    raise _NotPlain
-                out[item] = value(value_node)
-        elif kind is SequenceNode and name == _TAG + "seq":
-            out = [value(item) for item in node.value]
-        else:
-            raise _NotPlain
-        open_.discard(key)
-        built[key] = out
-        return out
-
-    return value(root)
-
-
-def _yaml_int(text: str) -> int:
-    """A YAML 1.2 int as ruamel's safe constructor reads it (`0x1F`, `0o17`, `1_000`)."""
-    digits = text.replace("_", "")
-    sign = -1 if digits[0] == "-" else 1
-    if digits[0] in "+-":
-        digits = digits[1:]
-    for prefix, base in (("0b", 2), ("0x", 16), ("0o", 8)):
-        if digits.startswith(prefix):
-            return sign * int(digits[2:], base)
-    return sign * int(digits)
-
-
-def _yaml_float(text: str) -> float:
-    """A YAML 1.2 float as ruamel's safe constructor reads it (`.inf`, `-.Inf`, `.nan`)."""
-    digits = text.replace("_", "").lower()
-    sign = -1.0 if digits[0] == "-" else 1.0
-    if digits[0] in "+-":
-        digits = digits[1:]
-    if digits == ".inf":
-        return sign * float("inf")
-    if digits == ".nan":
-        return float("nan")
-    return sign * float(digits)
-
-
 @lru_cache(maxsize=4096)
 def _resolved(folder: Path, relative: str) -> Path:
     """`folder / relative`, absolute and with symbolic links followed (a multi-file spec
     refers to the same few files thousands of times)."""
     return (folder / relative).resolve()
-
-
-# what one file may be: deeper than this, the recursive steps after loading would run out of
-# stack (real documents stay under 40); its YAML aliases may not add more than MAX_ALIASED
-# values when expanded (a "billion laughs" document: a few lines that expand to billions)
-MAX_DEPTH = 200
-MAX_ALIASED = 1_000_000
-
-
-def _shape_problem(value: Any) -> str | None:
-    """Why `value` (as loaded, aliases shared) is too deep, too big expanded, or cyclic.
-
-    Measured without expanding anything: each mapping or list once (by identity), its
-    height and expanded size from its children's.
-    """
-    measured: dict[int, tuple[int, int]] = {}  # id -> (height, values when expanded)
-    written = 0  # values as written: each mapping or list once, with its scalars
-    open_: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(value, False)]
-    while stack:
-        node, closing = stack.pop()
-        key = id(node)
-        if key in measured:
-            continue
-        children = list(node.values()) if isinstance(node, dict) else node
-        if not closing:
-            if key in open_:
-                return "a YAML alias refers to a mapping or list that contains it (a cycle)"
-            open_.add(key)
-            stack.append((node, True))
-            for child in children:
-                if isinstance(child, (dict, list)):
-                    if id(child) in open_:
-                        return "a YAML alias refers to a mapping or list that contains it (a cycle)"
-                    stack.append((child, False))
-            continue
-        height, size = 1, 1
-        written += 1
-        for child in children:
-            if isinstance(child, (dict, list)):
-                child_height, child_size = measured[id(child)]
-                height = max(height, child_height + 1)
-                size += child_size
-            else:
-                size += 1
-                written += 1
-        open_.discard(key)
-        measured[key] = (height, size)
-        if height > MAX_DEPTH:
-            return f"nested more than {MAX_DEPTH} levels deep"
-        if size - written > MAX_ALIASED:
-            return f"its YAML aliases expand it by more than {MAX_ALIASED:,} values"
-    return None
-
-
-def read_yaml(path: Path) -> Any:
-    """Parse one YAML (or JSON) file into plain JSON values (YAML 1.2, strings for dates).
-
-    A file nested deeper than MAX_DEPTH, or whose aliases add more than MAX_ALIASED values or
-    make a cycle, is refused (SpecError) before anything walks it.
-    """
-    try:
-        value = _parse(path)
-    except RecursionError:
-        raise SpecError(path, 1, 1, f"refused: nested more than {MAX_DEPTH} levels deep") from None
-    if isinstance(value, (dict, list)):
-        problem = _shape_problem(value)
-        if problem is not None:
-            raise SpecError(path, 1, 1, f"refused: {problem}")
-    return value
-
-
-def _parse(path: Path) -> Any:
-    from ruamel.yaml.error import YAMLError
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise SpecError(path, 0, 0, f"cannot read file: {reason}") from None
-    if text.lstrip()[:1] in (
-        "{",
-        "[",
-    ):  # JSON (a subset of YAML 1.2): the json module is 10x faster
-        try:
-            return json.loads(text)
-        except ValueError:
-            pass  # YAML flow style after all
-    if _has_clib():
-        try:
-            return _fast_load(text)
-        except YAMLError:
-            pass  # libyaml's scanner is stricter than YAML 1.2 in corners; the pure parser decides
-    try:
-        return _loader(pure=True).load(text)
-    except YAMLError as exc:
-        raise _yaml_error(path, exc) from None
 
 
 @dataclass
@@ -373,31 +79,10 @@ class Bundle:
     # references that could not be followed: (file, pointer in that file, message)
     problems: list[tuple[Path, str, str]] = field(default_factory=list)
     # what repair.py changed so that JSON Schema 2020-12 reads it: (pointer, rule, message)
-    repairs: list[tuple[str, str, str]] = field(default_factory=list)
+    repairs: list[Repair] = field(default_factory=list)
 
 
-# keys whose children are names chosen by the author (so an `x-` child is a name, not an extension)
-NAME_MAPS = frozenset(
-    {
-        "properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
-        "schemas", "parameters", "headers", "examples", "links", "callbacks",
-        "securitySchemes", "requestBodies", "responses", "pathItems", "webhooks",
-        "encoding", "content", "variables", "mapping", "scopes", "paths",
-    }
-)  # fmt: skip
-# values that are data, not spec objects: never looked into for `$ref`
-# keys whose values are data, never followed: an Example Object's `value` included
-DATA_KEYS = frozenset({"example", "default", "enum", "const", "value"})
-SCHEMA_ONE = frozenset(
-    {
-        "items", "additionalProperties", "not", "if", "then", "else", "contains",
-        "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems",
-    }
-)  # fmt: skip
-SCHEMA_MANY = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
-     "allOf", "anyOf", "oneOf", "prefixItems"}
-)  # fmt: skip
+SCHEMA_MANY = frozenset(SCHEMA_MAPS + SCHEMA_LISTS)
 SCHEMA_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 

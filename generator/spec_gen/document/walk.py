@@ -6,9 +6,16 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from .openapi import (
+    ARRAY_KEYWORDS,
+    COMPONENT_KINDS,
+    METHODS,
+    OBJECT_KEYWORDS,
+    SCHEMA_LISTS,
+    SCHEMA_MAPS,
+    SCHEMA_ONE,
+)
 from .pointer import join_pointer
-
-METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 # header parameters OpenAPI says to ignore, and what carries them instead
 IGNORED_HEADERS = {
@@ -24,18 +31,6 @@ def structured_enum(schema: dict[str, Any]) -> bool:
     models read the schema as its type and the `models` rule warns."""
     enum = schema.get("enum")
     return isinstance(enum, list) and any(isinstance(v, (dict, list)) for v in enum)
-
-
-# the keywords that constrain only an object, only an array (JSON Schema 2020-12)
-OBJECT_KEYWORDS = (
-    "properties", "required", "additionalProperties", "patternProperties", "propertyNames",
-    "minProperties", "maxProperties", "dependentRequired", "dependentSchemas",
-    "unevaluatedProperties",
-)  # fmt: skip
-ARRAY_KEYWORDS = (
-    "items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains",
-    "maxContains", "unevaluatedItems",
-)  # fmt: skip
 
 
 def inapplicable_keywords(schema: dict[str, Any]) -> list[tuple[str, str]]:
@@ -183,36 +178,7 @@ def _response_schemas(response: Any, here: str) -> Iterator[tuple[str, Any]]:
     yield from _content_schemas(response, here)
 
 
-# the Object each `components` map holds, by the name OpenAPI gives it
-COMPONENT_KINDS = {
-    "schemas": "Schema",
-    "responses": "Response",
-    "parameters": "Parameter",
-    "examples": "Example",
-    "requestBodies": "Request Body",
-    "headers": "Header",
-    "securitySchemes": "Security Scheme",
-    "links": "Link",
-    "callbacks": "Callback",
-    "pathItems": "Path Item",
-}
 _REFERABLE = frozenset(COMPONENT_KINDS.values())
-# where a schema keeps its subschemas (the upgrade, the repairs and typed_nodes walk them)
-SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-SCHEMA_ONE = (
-    "items",
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "additionalItems",
-)
 
 
 def typed_nodes(

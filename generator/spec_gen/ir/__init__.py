@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..document.openapi import SCHEMA_REF
 from .builder import HTTP_METHODS, Builder
 from .model import (
     MISSING,
@@ -31,7 +32,6 @@ from .model import (
     Tag,
     WebhookOperation,
 )
-from .schemas import SCHEMA_REF
 
 __all__ = [
     "HTTP_METHODS", "MISSING", "SCHEMA_REF", "Api", "Body", "FormField", "Header", "Media",

@@ -16,8 +16,8 @@ from ..core.naming import (
     words,
 )
 from ..core.where import at
+from ..document.openapi import METHODS as HTTP_METHODS
 from ..document.pointer import escape_pointer_token as escape
-from ..document.walk import METHODS as HTTP_METHODS
 from ..document.walk import not_carried
 from .model import Api, Operation, Tag, WebhookOperation
 from .nodes import extensions, is_enum, requirements, security_scheme, server

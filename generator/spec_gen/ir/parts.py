@@ -10,12 +10,13 @@ from typing import Any
 
 from ..core.naming import identifier, pascal, unique
 from ..document.load import resolve_pointer
+from ..document.openapi import SCHEMA_REF
 from ..document.pointer import escape_pointer_token as escape
 from . import media as media_mod
 from . import params as params_mod
 from .model import MISSING, Body, Header, Media, Param, Response
 from .nodes import NO_BODY, example, extensions, is_enum, is_primitive, status_key, variant_schema
-from .schemas import SCHEMA_REF, SchemaSet, rewrite_refs, variant
+from .schemas import SchemaSet, rewrite_refs, variant
 
 # keywords that give a schema a shape of its own beside its allOf
 STRUCTURAL = ("type", "properties", "items", "enum", "const", "oneOf", "anyOf", "not")

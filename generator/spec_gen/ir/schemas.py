@@ -14,20 +14,8 @@ from typing import Any
 
 from ..core.naming import class_name, pascal
 from ..core.where import at
+from ..document.openapi import NAME_MAPS, SCHEMA_DATA_KEYWORDS, SCHEMA_REF
 from ..document.pointer import escape_pointer_token as escape
-
-SCHEMA_REF = "#/components/schemas/"
-
-
-# keys whose value maps names (of properties, components, headers...) to objects: a name
-# there may be anything (`mapping`, `x-total`), never a keyword nor an extension
-NAME_MAPS = frozenset(
-    {
-        "properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
-        "schemas", "responses", "parameters", "requestBodies", "headers", "encoding",
-        "callbacks", "pathItems", "webhooks", "links", "content", "examples",
-    }
-)  # fmt: skip
 
 
 def rewrite_refs(node: Any, renames: dict[str, str], names: bool = False) -> Any:
@@ -373,10 +361,6 @@ def _reaches(schemas: SchemaSet, start: str, targets: set[str]) -> bool:
     return False
 
 
-# keys whose values are data, not schemas: never rewritten
-_DATA = frozenset({"default", "example", "examples", "enum", "const"})
-
-
 def deep_refs_followed(schemas: dict[str, Any]) -> dict[str, Any]:
     """The schemas with every ref into a class's inside (`#/components/schemas/Pet/properties/
     owner/properties/address`) re-pointed through the classes hoisted on the way
@@ -394,7 +378,7 @@ def deep_refs_followed(schemas: dict[str, Any]) -> dict[str, Any]:
         for key, value in node.items():
             if names:
                 out[key] = rewrite(value)
-            elif (isinstance(key, str) and key.startswith("x-")) or key in _DATA:
+            elif (isinstance(key, str) and key.startswith("x-")) or key in SCHEMA_DATA_KEYWORDS:
                 out[key] = value
             elif key == "$ref" and isinstance(value, str) and value.startswith(SCHEMA_REF):
                 if value not in memo:

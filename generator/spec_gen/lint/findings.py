@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.lint_rules import RuleId, rule_id
+
 ERROR = "error"
 WARNING = "warning"
 
@@ -12,9 +14,12 @@ WARNING = "warning"
 @dataclass(frozen=True)
 class RawFinding:
     pointer: str  # into the bundled document
-    rule: str
+    rule: RuleId  # a declared id: any other fails here, at once (UnknownRule)
     message: str
     severity: str = ERROR
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rule", rule_id(self.rule))
 
 
 @dataclass(frozen=True, order=True)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..core.lint_rules import ExtensionRule, Rule
 from ..core.naming import is_pascal_identifier, is_snake_identifier
 from ..core.where import at
-from ..document.pointer import join_pointer, resolve_pointer
-from ..document.walk import METHODS
+from ..document.openapi import METHODS, SCHEMA_REF
+from ..document.pointer import join_pointer
+from ..document.refs import deref
 from .findings import RawFinding
 
 # extension -> allowed values; every operation must carry each one (set by the project, e.g.
@@ -28,10 +30,6 @@ DEFAULT_BOUNDS = {
     "offset_minimum": 0,
     "offset_default": 0,
 }
-RULES = (
-    "operation-id", "one-tag", "x-scope", "preview-flag", "x-provisional", "client-name",
-    "pagination", "error-schema", "schema-name",
-)  # fmt: skip
 
 
 class HouseRules:
@@ -47,21 +45,11 @@ class HouseRules:
         scopes = document.get("x-scopes")
         self.scopes = set(scopes) if isinstance(scopes, (dict, list)) else None
 
-    def add(self, pointer: str, rule: str, message: str) -> None:
+    def add(self, pointer: str, rule: Rule | ExtensionRule, message: str) -> None:
         self.out.append(RawFinding(pointer, rule, message))
 
     def deref(self, node: Any) -> Any:
-        for _ in range(32):
-            if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
-                break
-            ref = node["$ref"]
-            if not ref.startswith("#"):
-                return {}
-            try:
-                node = resolve_pointer(self.doc, ref[1:])
-            except (KeyError, IndexError, ValueError, TypeError):
-                return {}
-        return node
+        return deref(self.doc, node)
 
     def run(self) -> list[RawFinding]:
         self.schema_names()
@@ -86,7 +74,7 @@ class HouseRules:
             if not is_pascal_identifier(name):
                 self.add(
                     join_pointer("/components/schemas", name),
-                    "schema-name",
+                    Rule.SCHEMA_NAME,
                     f"schema name {name!r} must be a PascalCase identifier that shadows no builtin",
                 )
 
@@ -102,22 +90,22 @@ class HouseRules:
     ) -> None:
         op_id = op.get("operationId")
         if not isinstance(op_id, str):
-            self.add(here, "operation-id", "operation has no operationId")
+            self.add(here, Rule.OPERATION_ID, "operation has no operationId")
         elif not is_snake_identifier(op_id):
             self.add(
                 join_pointer(here, "operationId"),
-                "operation-id",
+                Rule.OPERATION_ID,
                 f"operationId {op_id!r} is not snake_case",
             )
         else:
             ids[op_id] = here  # duplicates: the default profile's operation-id-unique
         tags = op.get("tags") or []
         if len(tags) != 1:
-            self.add(here, "one-tag", f"an operation carries exactly one tag, found {len(tags)}")
+            self.add(here, Rule.ONE_TAG, f"an operation carries exactly one tag, found {len(tags)}")
         elif declared_tags and tags[0] not in declared_tags:
             self.add(
                 join_pointer(here, "tags", 0),
-                "one-tag",
+                Rule.ONE_TAG,
                 f"tag {tags[0]!r} is not declared in the root tags",
             )
         for key, allowed in self.extensions.items():
@@ -127,32 +115,36 @@ class HouseRules:
             if self.scopes is not None and scope not in self.scopes:
                 self.add(
                     join_pointer(here, "x-scope"),
-                    "x-scope",
+                    Rule.X_SCOPE,
                     f"x-scope {scope!r} is not declared in the root x-scopes",
                 )
             elif not re.fullmatch(r"[a-z][a-z_]*:[a-z][a-z_]*", str(scope)):
                 self.add(
                     join_pointer(here, "x-scope"),
-                    "x-scope",
+                    Rule.X_SCOPE,
                     f"x-scope {scope!r} is not of the form area:action",
                 )
         if op.get("x-lifecycle") == "preview" and not op.get("x-feature-flag"):
-            self.add(here, "preview-flag", "a preview operation names its gate in x-feature-flag")
+            self.add(
+                here, Rule.PREVIEW_FLAG, "a preview operation names its gate in x-feature-flag"
+            )
         if op.get("x-feature-flag") and op.get("x-lifecycle") != "preview":
             self.add(
                 join_pointer(here, "x-feature-flag"),
-                "preview-flag",
+                Rule.PREVIEW_FLAG,
                 "x-feature-flag is only for preview operations",
             )
         for key, value in op.items():
             if key == "x-provisional" and not isinstance(value, bool):
-                self.add(join_pointer(here, key), "x-provisional", "x-provisional is true or false")
+                self.add(
+                    join_pointer(here, key), Rule.X_PROVISIONAL, "x-provisional is true or false"
+                )
         namespace = str(op.get("x-client-namespace") or (tags[0] if tags else ""))
         method = str(op.get("x-client-method") or op_id)
         if (namespace, method) in client_names:
             self.add(
                 here,
-                "client-name",
+                Rule.CLIENT_NAME,
                 f"client method {namespace}.{method} is also used at {client_names[(namespace, method)]}",
             )
         client_names[(namespace, method)] = here
@@ -165,11 +157,13 @@ class HouseRules:
     ) -> None:
         if key not in op:
             if required:
-                self.add(here, key, f"{key} is missing (one of {', '.join(allowed)})")
+                self.add(
+                    here, ExtensionRule(key), f"{key} is missing (one of {', '.join(allowed)})"
+                )
         elif op[key] not in allowed:
             self.add(
                 join_pointer(here, key),
-                key,
+                ExtensionRule(key),
                 f"{key} is {op[key]!r}, not one of {', '.join(allowed)}",
             )
 
@@ -196,7 +190,7 @@ class HouseRules:
             if not self.success_has_pagination(op):
                 self.add(
                     here,
-                    "pagination",
+                    Rule.PAGINATION,
                     "a page-paginated operation's response carries a `pagination` object",
                 )
         elif kind == "offset":
@@ -214,12 +208,14 @@ class HouseRules:
     ) -> None:
         param = params.get((name, "query"))
         if param is None:
-            self.add(here, "pagination", f"paginated operation lacks the query parameter {name!r}")
+            self.add(
+                here, Rule.PAGINATION, f"paginated operation lacks the query parameter {name!r}"
+            )
             return
         schema = self.deref(param.get("schema") or {})
         expected = {"minimum": minimum, "default": default, "maximum": maximum}
         if schema.get("type") != "integer":
-            self.add(here, "pagination", f"query parameter {name!r} must be an integer")
+            self.add(here, Rule.PAGINATION, f"query parameter {name!r} must be an integer")
         for key, value in expected.items():
             if value is None:
                 continue
@@ -228,7 +224,7 @@ class HouseRules:
             if schema.get(key) != value:
                 self.add(
                     here,
-                    "pagination",
+                    Rule.PAGINATION,
                     f"query parameter {name!r} must have {key} {value} (has {schema.get(key)!r})",
                 )
 
@@ -249,10 +245,10 @@ class HouseRules:
             for media in (self.deref(response).get("content") or {}).values():
                 schema = media.get("schema") or {}
                 ref = schema.get("$ref", "")
-                if not str(ref).startswith("#/components/schemas/"):
+                if not str(ref).startswith(SCHEMA_REF):
                     self.add(
                         at,
-                        "error-schema",
+                        Rule.ERROR_SCHEMA,
                         f"the {status} response must use a shared error schema ($ref to components/schemas)",
                     )
                     continue
@@ -265,14 +261,9 @@ class HouseRules:
                         else "a `detail` message string"
                     )
                     self.add(
-                        at, "error-schema", f"the {status} response's schema must carry {want}"
+                        at, Rule.ERROR_SCHEMA, f"the {status} response's schema must carry {want}"
                     )
 
 
 def house_findings(document: dict[str, Any], options: dict[str, Any]) -> list[RawFinding]:
     return HouseRules(document, options).run()
-
-
-def house_rule_ids(options: dict[str, Any]) -> tuple[str, ...]:
-    extensions = options.get("operation-extensions")
-    return RULES + tuple(DEFAULT_EXTENSIONS if extensions is None else extensions)

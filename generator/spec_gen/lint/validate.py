@@ -15,10 +15,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..core.lint_rules import Rule
 from ..core.where import at
 from ..document.load import Bundle, SourceMap
+from ..document.openapi import METHODS
 from ..document.pointer import join_pointer
-from ..document.walk import METHODS, is_32, schema_roots, typed_nodes
+from ..document.walk import is_32, schema_roots, typed_nodes
 from .findings import ERROR, WARNING, Finding, RawFinding
 from .profiles import Ruleset, ruleset
 from .rules_core import CORE_CHECKS
@@ -74,7 +76,7 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
         return [
             RawFinding(
                 "/swagger",
-                "openapi",
+                Rule.OPENAPI,
                 f"a Swagger {version} (OpenAPI 2) document: spec-gen reads OpenAPI 3.0, 3.1 "
                 "and 3.2; convert it first (for instance `npx swagger2openapi IN -o OUT.yaml`)",
             )
@@ -89,7 +91,7 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
             out.append(
                 RawFinding(
                     join_pointer(pointer, name),
-                    "component-name",
+                    Rule.COMPONENT_NAME,
                     f"component name {name!r} has characters a component name may not have "
                     "(letters, digits, `.`, `-`, `_`): kept as written",
                     WARNING,
@@ -113,7 +115,7 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
                 "no answer: none of the keys is a status code (`200`), a range (`2XX`) or `default`"
             )
         if stray is None:
-            out.append(RawFinding(pointer, "openapi", message))
+            out.append(RawFinding(pointer, Rule.OPENAPI, message))
             continue
         for key in re.findall(r"'((?:[^'\\]|\\.)*)'", stray.group(1)):
             at = join_pointer(pointer, key)
@@ -125,7 +127,7 @@ def openapi_findings(document: dict[str, Any]) -> list[RawFinding]:
                 if answers
                 else f"{key!r} is not a field here; it is ignored"
             )
-            out.append(RawFinding(at, "stray-keyword", said, WARNING))
+            out.append(RawFinding(at, Rule.STRAY_KEYWORD, said, WARNING))
     if any(f.severity == ERROR for f in out):
         return out
     return out + schema_meta_findings(document)
@@ -216,7 +218,7 @@ def schema_meta_findings(document: dict[str, Any]) -> list[RawFinding]:
             meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
         for error in meta.iter_errors(schema):
             path, message = _message(error)
-            out.append(RawFinding(join_pointer(pointer, *path), "schema", message))
+            out.append(RawFinding(join_pointer(pointer, *path), Rule.SCHEMA, message))
     return out
 
 
@@ -265,7 +267,7 @@ def bundle_findings(bundle: Bundle) -> list[Finding]:
     out = []
     for file, pointer, message in bundle.problems:
         line, column = source_map.locate_in_file(file, join_pointer(pointer, "$ref"))
-        out.append(Finding(str(file), line, column, "ref", message))
+        out.append(Finding(str(file), line, column, Rule.REF, message))
     return out
 
 

@@ -196,7 +196,7 @@ def test_ruff_scratch_tree_goes_to_memory_unless_tmpdir_says_otherwise(
 ) -> None:
     import os
 
-    from spec_gen.build.pipeline import format_python, scratch_dir
+    from spec_gen.build.formatter import format_python, scratch_dir
 
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     assert scratch_dir() is None  # the user's choice: tempfile follows $TMPDIR

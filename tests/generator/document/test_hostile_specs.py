@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from spec_gen.document.load import MAX_ALIASED, MAX_DEPTH
+from spec_gen.document.read import MAX_ALIASED, MAX_DEPTH
 from spec_helpers import HEAD, run_in, write
 
 

@@ -66,7 +66,7 @@ TRICKY_YAML = [
 def _outcomes(text: str) -> tuple[Any, Any]:
     """What the fast path and ruamel's constructor make of `text`: (value or error kind) each."""
     from ruamel.yaml.error import YAMLError
-    from spec_gen.document.load import _fast_load, _loader
+    from spec_gen.document.read import _fast_load, _loader
 
     def outcome(load: Any) -> Any:
         try:

@@ -24,9 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from spec_gen.targets.models.generate import (
-    typed_string_defaults,
-)
+from spec_gen.targets.models.fix import typed_string_defaults
 from spec_helpers import SHAPES, build_shape, line_of, run_json
 
 _DEFAULTS = """

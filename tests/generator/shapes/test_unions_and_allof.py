@@ -40,15 +40,11 @@ from textwrap import dedent
 
 import pytest
 from spec_gen.build.worker import ForkedWorker
-from spec_gen.targets.models.generate import (
-    ModelsRefused,
-    _refusal,
-    base_conflicts_ignored,
-    model_ready,
-    narrowed_in_members,
-    refusal_pointer,
-    union_member_overrides,
-)
+from spec_gen.targets.models.fix import base_conflicts_ignored
+from spec_gen.targets.models.keywords import union_member_overrides
+from spec_gen.targets.models.prepare import model_ready, narrowed_in_members
+from spec_gen.targets.models.refused import ModelsRefused
+from spec_gen.targets.models.run import _refusal, refusal_pointer
 from spec_helpers import SHAPES, build_shape, line_of, lines_warned, run_json
 
 

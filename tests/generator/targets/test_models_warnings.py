@@ -9,7 +9,7 @@ import re
 import warnings
 from pathlib import Path
 
-from spec_gen.targets.models.generate import warning_notes
+from spec_gen.targets.models.run import warning_notes
 from spec_helpers import line_of, run_in, write
 
 SPEC = """openapi: 3.1.0

@@ -14,7 +14,7 @@ import keyword
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.naming import snake
+from ...core.naming import snake, unique
 from ...ir import Api, Operation
 
 KINDS = ("header", "query", "cookie", "basic", "bearer")
@@ -135,11 +135,7 @@ def schemes(api: Api, env_prefix: str) -> dict[str, Scheme]:
 def _unique(name: str, used: set[str]) -> str:
     if keyword.iskeyword(name) or not name.isidentifier():
         name = f"{name}_"
-    base, n = name, 2
-    while name in used:
-        name, n = f"{base}_{n}", n + 1
-    used.add(name)
-    return name
+    return unique(name, used, separator="_")
 
 
 def env_prefix(distribution_prefix: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import keyword
 
-from ...core.naming import pascal
+from ...core.naming import pascal, unique
 from ...ir import Api
 
 # attributes and methods of Client / AsyncClient and their base (templates/client/base.py.j2)
@@ -40,14 +40,6 @@ def _safe(name: str) -> str:
     return name
 
 
-def _unique(name: str, taken: set[str]) -> str:
-    base, n = name, 2
-    while name in taken:
-        name, n = f"{base}{n}", n + 1
-    taken.add(name)
-    return name
-
-
 def client_paths(api: Api, options: frozenset[str]) -> dict[str, tuple[tuple[str, ...], str]]:
     """operationId -> (namespace parts, method name). `options`: the client's keyword options
     (credentials, context headers), which a root namespace must not shadow either."""
@@ -65,14 +57,14 @@ def client_paths(api: Api, options: frozenset[str]) -> dict[str, tuple[tuple[str
             if depth == 1 and part in reserved_root:
                 part += "_"
             taken = children.setdefault(parent, set())
-            namespaces[key] = (*parent, _unique(part, taken))
+            namespaces[key] = (*parent, unique(part, taken))
     methods: dict[tuple[str, ...], set[str]] = {}
     out: dict[str, tuple[tuple[str, ...], str]] = {}
     for op in api.operations:
         path = namespaces[op.client_namespace]
         taken = methods.setdefault(path, set(children.get(path, set())) | RESOURCE_ATTRS)
         name = _safe(op.client_method)
-        out[op.operation_id] = (path, _unique(name, taken))
+        out[op.operation_id] = (path, unique(name, taken))
     return out
 
 

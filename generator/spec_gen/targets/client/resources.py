@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...core.naming import snake
+from ...core.naming import snake, unique
 from ...ir import Api, Operation, Param, schema_ref_name
 from .. import Target
 from ..render import names_in
@@ -213,16 +213,10 @@ def client_views(api: Api, known: set[str], env_prefix: str = "") -> dict[str, C
         view.body_type = client_body_annotation(api, op, known)
         if view.accepts:
             taken |= {f.py_name for f in view.fields}
-            view.accept_arg = unique_name("accept", taken, "response_")
+            view.accept_arg = unique("accept", taken, prefix="response_")
         views[op.operation_id] = view
     _stream_methods(views)
     return views
-
-
-def unique_name(name: str, taken: set[str], prefix: str) -> str:
-    while name in taken:
-        name = prefix + name
-    return name
 
 
 def _stream_methods(views: dict[str, ClientOp]) -> None:
