@@ -305,6 +305,10 @@ def _render(
     with stage("docs"):
         for name, content in render_docs(server, api, docs_settings(config)).items():
             files[f"docs/{name}"] = content
+    if "typescript" in config.targets:  # opt-in; tsc checks it while the models are made
+        files.update(render_typescript_client(config, api, source))
+        if verifier is not None:
+            verifier.feed_typescript(files)
     # the API layer carries the reference page as package data, for a server to serve at /docs
     files[f"server/{config.server_package}/{DOCS_PAGE}"] = files[f"docs/{HTML_PAGE}"]
     if verifier is not None:  # a small tree is checked in one interpreter, server then client
@@ -398,6 +402,19 @@ def _form_dependency(api: Any) -> tuple[str, ...]:
     """FastAPI parses form and multipart bodies with python-multipart."""
     kinds = {m.kind for op in api.operations if op.body for m in op.body.media}
     return ("python-multipart>=0.0.9",) if kinds & {"form", "multipart"} else ()
+
+
+def render_typescript_client(config: Config, api: Any, source: str) -> dict[str, str]:
+    """The `typescript` target's files, under `client-ts/`."""
+    from ..targets import Target
+    from ..targets.typescript import OUTPUT_DIR, render_typescript
+
+    target = Target(
+        config.templates, config.client_package, f"{config.distribution_prefix}-client", source
+    )
+    with stage("typescript"):
+        rendered = render_typescript(target, api, client_env_prefix(config))
+    return {f"{OUTPUT_DIR}/{name}": content for name, content in rendered.items()}
 
 
 def client_testing_context(config: Config, api: Any, env_prefix: str) -> dict[str, Any] | None:

@@ -33,6 +33,7 @@ import sys
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 ROLES = ("server", "client")
 
@@ -171,6 +172,8 @@ class Verifier:
         self.probes: list[tuple[subprocess.Popen[bytes], threading.Thread]] = []
         self.payloads: dict[str, bytes] = {}
         self.fed = {role: threading.Event() for role in ROLES}
+        self.typescript: Any = None  # the TypeScript client's tsc run, when there is one
+        self.typescript_fed = False
 
     def start(self, *, together: bool = False) -> None:
         """Start the probes: one per role, side by side; or, `together`, one interpreter
@@ -234,6 +237,28 @@ class Verifier:
         ).encode("utf-8")
         self.fed[role].set()
 
+    def feed_typescript(self, files: Mapping[str, str]) -> None:
+        """Start `tsc --noEmit` (strict) on the TypeScript client (`client-ts/` files), if a
+        compiler is installed; `check` reports it either way."""
+        from ..targets.typescript import OUTPUT_DIR, start_typecheck
+
+        prefix = f"{OUTPUT_DIR}/"
+        self.typescript_fed = True
+        self.typescript = start_typecheck(
+            {n[len(prefix) :]: c for n, c in files.items() if n.startswith(prefix)}
+        )
+
+    def _typescript_report(self) -> str:
+        if not self.typescript_fed:
+            return ""
+        from ..targets.typescript import finish_typecheck
+
+        started, self.typescript, self.typescript_fed = self.typescript, None, False
+        ok, report = finish_typecheck(started)
+        if not ok:
+            raise GeneratedCodeBroken(report)
+        return f"; typescript: {report}"
+
     def _finish(self) -> list[tuple[int, str, str]]:
         """Each probe's (exit status, stdout, stderr), once it has ended."""
         for event in self.fed.values():  # a writer waiting for a role never fed ends
@@ -255,6 +280,12 @@ class Verifier:
         for popen, _ in self.probes:
             if popen.poll() is None:
                 popen.kill()
+        if self.typescript is not None:
+            self.typescript[0].kill()
+            from ..targets.typescript import finish_typecheck
+
+            finish_typecheck(self.typescript)
+            self.typescript, self.typescript_fed = None, False
         self._finish()
 
     def check(self, files: Mapping[str, str]) -> str:
@@ -265,6 +296,7 @@ class Verifier:
             self.feed(role, files)
         try:
             results = self._finish()
+            typescript = self._typescript_report()
         finally:
             self.close()
         for returncode, _, stderr in results:
@@ -283,7 +315,7 @@ class Verifier:
                 role, _, text = line.partition(": ")
                 if role in ROLES:
                     said[role] = text.strip()
-        return f"server: {said.get('server', '')}; client: {said.get('client', '')}"
+        return f"server: {said.get('server', '')}; client: {said.get('client', '')}{typescript}"
 
 
 def verify(
