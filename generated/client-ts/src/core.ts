@@ -6,6 +6,8 @@
 import { APIConnectionError, APIError, APITimeoutError, errorFor } from "./errors.js";
 
 export const DEFAULT_BASE_URL = "https://api.outreach.invalid/api/v1";
+/** Path part of the base URL; operations served elsewhere (e.g. under /v1) carry their own prefix. */
+export const BASE_PATH: string = "/api/v1";
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
@@ -132,6 +134,7 @@ function formValue(value: unknown): string {
 
 export class Core {
   readonly baseUrl: string;
+  readonly #origin: string;
   readonly #options: ClientOptions;
   readonly #credentials: Map<string, string[]>;
   readonly #fetch: typeof fetch;
@@ -139,6 +142,7 @@ export class Core {
   constructor(options: ClientOptions = {}) {
     this.#options = options;
     this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+    this.#origin = BASE_PATH && this.baseUrl.endsWith(BASE_PATH) ? this.baseUrl.slice(0, -BASE_PATH.length) : this.baseUrl;
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.#credentials = new Map();
     const given = options as Record<string, unknown>;
@@ -204,7 +208,7 @@ export class Core {
         cookies.push(`${param.wire}=${encodeURIComponent(formValue(param.value))}`);
       }
     }
-    const url = new URL(this.baseUrl + path);
+    const url = new URL(this.#origin + path);
     for (const [key, value] of query) url.searchParams.append(key, value);
     if (cookies.length) headers.set("cookie", cookies.join("; "));
     this.#authenticate(call, url, headers);

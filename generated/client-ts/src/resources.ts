@@ -49,7 +49,7 @@ export class ContactsSchemaResource {
    * List column definitions
    * GET /api/v1/contacts/column-definitions
    */
-  columnDefinitions(params: { listId?: number; xTargetOrgId?: string } = {}, options: RequestOptions = {}): Promise<T.ColumnDefinition[]> {
+  columnDefinitions(params: { listId?: number; xTargetOrgId?: string } = {}, options: RequestOptions = {}): Promise<(T.ColumnDefinition)[]> {
     const p = params as Record<string, unknown>;
     const call = {
       method: "get",
@@ -64,14 +64,14 @@ export class ContactsSchemaResource {
       retrySafe: true,
       security: [["ApiKey"]],
     };
-    return this.#core.request<T.ColumnDefinition[]>(call, options);
+    return this.#core.request<(T.ColumnDefinition)[]>(call, options);
   }
 
   /**
    * List custom column definitions
    * GET /api/v1/contacts/custom-column-definitions
    */
-  customColumnDefinitions(params: { entityType?: string; xTargetOrgId?: string } = {}, options: RequestOptions = {}): Promise<T.CustomColumnDefinition[]> {
+  customColumnDefinitions(params: { entityType?: string; xTargetOrgId?: string } = {}, options: RequestOptions = {}): Promise<(T.CustomColumnDefinition)[]> {
     const p = params as Record<string, unknown>;
     const call = {
       method: "get",
@@ -86,14 +86,14 @@ export class ContactsSchemaResource {
       retrySafe: true,
       security: [["ApiKey"]],
     };
-    return this.#core.request<T.CustomColumnDefinition[]>(call, options);
+    return this.#core.request<(T.CustomColumnDefinition)[]>(call, options);
   }
 
   /**
    * List searchable fields
    * GET /api/v1/contacts/searchable-fields
    */
-  searchableFields(params: { entityType?: string; xTargetOrgId?: string } = {}, options: RequestOptions = {}): Promise<T.SearchableField[]> {
+  searchableFields(params: { entityType?: string; xTargetOrgId?: string } = {}, options: RequestOptions = {}): Promise<(T.SearchableField)[]> {
     const p = params as Record<string, unknown>;
     const call = {
       method: "get",
@@ -108,14 +108,14 @@ export class ContactsSchemaResource {
       retrySafe: true,
       security: [["ApiKey"]],
     };
-    return this.#core.request<T.SearchableField[]>(call, options);
+    return this.#core.request<(T.SearchableField)[]>(call, options);
   }
 
   /**
    * List base columns of a list
    * GET /api/v1/contacts/base-columns
    */
-  baseColumns(params: { listId: number; xTargetOrgId?: string }, options: RequestOptions = {}): Promise<T.BaseColumn[]> {
+  baseColumns(params: { listId: number; xTargetOrgId?: string }, options: RequestOptions = {}): Promise<(T.BaseColumn)[]> {
     const p = params as Record<string, unknown>;
     const call = {
       method: "get",
@@ -130,7 +130,7 @@ export class ContactsSchemaResource {
       retrySafe: true,
       security: [["ApiKey"]],
     };
-    return this.#core.request<T.BaseColumn[]>(call, options);
+    return this.#core.request<(T.BaseColumn)[]>(call, options);
   }
 
   /**
@@ -181,7 +181,7 @@ export class ContactsSchemaResource {
    * List custom columns
    * GET /api/v1/contacts/columns
    */
-  customColumns(params: { xTargetOrgId?: string } = {}, options: RequestOptions = {}): Promise<T.CustomColumnDefinition[]> {
+  customColumns(params: { xTargetOrgId?: string } = {}, options: RequestOptions = {}): Promise<(T.CustomColumnDefinition)[]> {
     const p = params as Record<string, unknown>;
     const call = {
       method: "get",
@@ -195,7 +195,7 @@ export class ContactsSchemaResource {
       retrySafe: true,
       security: [["ApiKey"]],
     };
-    return this.#core.request<T.CustomColumnDefinition[]>(call, options);
+    return this.#core.request<(T.CustomColumnDefinition)[]>(call, options);
   }
 }
 
@@ -283,7 +283,7 @@ export class WebhooksEventsResource {
    * List subscribable event kinds
    * GET /api/v1/webhooks/events
    */
-  list(params: { xTargetOrgId?: string } = {}, options: RequestOptions = {}): Promise<T.WebhookEventInfo[]> {
+  list(params: { xTargetOrgId?: string } = {}, options: RequestOptions = {}): Promise<(T.WebhookEventInfo)[]> {
     const p = params as Record<string, unknown>;
     const call = {
       method: "get",
@@ -297,7 +297,7 @@ export class WebhooksEventsResource {
       retrySafe: true,
       security: [["ApiKey"]],
     };
-    return this.#core.request<T.WebhookEventInfo[]>(call, options);
+    return this.#core.request<(T.WebhookEventInfo)[]>(call, options);
   }
 }
 
@@ -989,7 +989,7 @@ export class WebhooksResource {
    * List webhooks
    * GET /api/v1/webhooks
    */
-  list(params: { isActive?: boolean; xTargetOrgId?: string } = {}, options: RequestOptions = {}): Promise<T.Webhook[]> {
+  list(params: { isActive?: boolean; xTargetOrgId?: string } = {}, options: RequestOptions = {}): Promise<(T.Webhook)[]> {
     const p = params as Record<string, unknown>;
     const call = {
       method: "get",
@@ -1004,7 +1004,7 @@ export class WebhooksResource {
       retrySafe: true,
       security: [["ApiKey"]],
     };
-    return this.#core.request<T.Webhook[]>(call, options);
+    return this.#core.request<(T.Webhook)[]>(call, options);
   }
 
   /**

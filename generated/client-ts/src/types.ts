@@ -598,3 +598,5 @@ export type WithdrawFromSequencesResult = {
   withdrawn: number;
   [key: string]: unknown;
 };
+
+export {};

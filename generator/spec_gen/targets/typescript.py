@@ -51,12 +51,15 @@ TEMPLATES = (
 
 
 def camel(snake_name: str) -> str:
-    """`bulk_add` -> `bulkAdd`, `api_keys` -> `apiKeys` (a trailing `_` kept: `delete_`)."""
-    trailing = "_" if snake_name.endswith("_") and snake_name.strip("_") else ""
-    parts = [p for p in snake_name.split("_") if p]
-    if not parts:
+    """`bulk_add` -> `bulkAdd`, `api_keys` -> `apiKeys`; leading and trailing `_` kept (`_1x`
+    stays an identifier, `delete_` as the Python client's)."""
+    core = snake_name.strip("_")
+    if not core:
         return snake_name
-    return parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:]) + trailing
+    lead = snake_name[: len(snake_name) - len(snake_name.lstrip("_"))]
+    trail = snake_name[len(snake_name.rstrip("_")) :]
+    parts = [p for p in core.split("_") if p]
+    return lead + parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:]) + trail
 
 
 def type_name(cls: str) -> str:
@@ -71,8 +74,9 @@ def prop_key(name: str) -> str:
     return name if _IDENT.match(name) else literal(name)
 
 
-def ts_type(schema: Any, depth: int = 0) -> str:
-    """The TypeScript type of a (3.1) schema; `$ref`s name the type aliases of types.ts."""
+def ts_type(schema: Any, depth: int = 0, ns: str = "") -> str:
+    """The TypeScript type of a (3.1) schema; `$ref`s name the type aliases of types.ts
+    (prefixed with `ns`: `T.` outside it)."""
     if depth > 40 or schema is True or not isinstance(schema, dict) or not schema:
         return "unknown"
     if schema is False:
@@ -80,7 +84,7 @@ def ts_type(schema: Any, depth: int = 0) -> str:
     ref = schema.get("$ref")
     if isinstance(ref, str):
         if ref.startswith(SCHEMA_REF) and "/" not in ref[len(SCHEMA_REF) :]:
-            return type_name(ref[len(SCHEMA_REF) :].replace("~1", "/").replace("~0", "~"))
+            return ns + type_name(ref[len(SCHEMA_REF) :].replace("~1", "/").replace("~0", "~"))
         return "unknown"
     if "const" in schema:
         return literal(schema["const"])
@@ -88,12 +92,12 @@ def ts_type(schema: Any, depth: int = 0) -> str:
         return _union([literal(v) for v in schema["enum"]])
     parts: list[str] = []
     if isinstance(schema.get("allOf"), list) and schema["allOf"]:
-        members = [ts_type(s, depth + 1) for s in schema["allOf"]]
+        members = [ts_type(s, depth + 1, ns) for s in schema["allOf"]]
         parts.append("(" + " & ".join(members) + ")")
     for key in ("oneOf", "anyOf"):
         if isinstance(schema.get(key), list) and schema[key]:
-            parts.append(_alternatives(schema[key], schema.get("discriminator"), depth))
-    own = _own_type(schema, depth)
+            parts.append(_alternatives(schema[key], schema.get("discriminator"), depth, ns))
+    own = _own_type(schema, depth, ns)
     if own is not None:
         parts.append(own)
     if not parts:
@@ -110,10 +114,10 @@ def _union(members: list[str]) -> str:
     return unique[0] if len(unique) == 1 else "(" + " | ".join(unique) + ")"
 
 
-def _alternatives(members: list[Any], discriminator: Any, depth: int) -> str:
+def _alternatives(members: list[Any], discriminator: Any, depth: int, ns: str) -> str:
     prop = discriminator.get("propertyName") if isinstance(discriminator, dict) else None
     if not isinstance(prop, str):
-        return _union([ts_type(s, depth + 1) for s in members])
+        return _union([ts_type(s, depth + 1, ns) for s in members])
     mapping = discriminator.get("mapping") if isinstance(discriminator, dict) else None
     tags: dict[str, list[str]] = {}
     if isinstance(mapping, dict):
@@ -123,7 +127,7 @@ def _alternatives(members: list[Any], discriminator: Any, depth: int) -> str:
                 tags.setdefault(name, []).append(str(value))
     out = []
     for member in members:
-        kind = ts_type(member, depth + 1)
+        kind = ts_type(member, depth + 1, ns)
         ref = member.get("$ref") if isinstance(member, dict) else None
         if isinstance(ref, str) and ref.startswith(SCHEMA_REF):
             name = ref[len(SCHEMA_REF) :]
@@ -135,7 +139,7 @@ def _alternatives(members: list[Any], discriminator: Any, depth: int) -> str:
     return _union(out)
 
 
-def _own_type(schema: dict[str, Any], depth: int) -> str | None:
+def _own_type(schema: dict[str, Any], depth: int, ns: str) -> str | None:
     kinds = schema.get("type")
     if kinds is None:
         if any(k in schema for k in ("properties", "additionalProperties")):
@@ -146,10 +150,10 @@ def _own_type(schema: dict[str, Any], depth: int) -> str | None:
             return None
     if not isinstance(kinds, list):
         kinds = [kinds]
-    return _union([_one_type(str(k), schema, depth) for k in kinds]) if kinds else None
+    return _union([_one_type(str(k), schema, depth, ns) for k in kinds]) if kinds else None
 
 
-def _one_type(kind: str, schema: dict[str, Any], depth: int) -> str:
+def _one_type(kind: str, schema: dict[str, Any], depth: int, ns: str) -> str:
     if kind == "string":
         if schema.get("format") == "binary" or "contentMediaType" in schema:
             return "Blob"
@@ -164,9 +168,9 @@ def _one_type(kind: str, schema: dict[str, Any], depth: int) -> str:
         items = schema.get("items")
         if isinstance(schema.get("prefixItems"), list):
             return "unknown[]"
-        return f"{_wrap(ts_type(items if items is not None else True, depth + 1))}[]"
+        return f"{_wrap(ts_type(items if items is not None else True, depth + 1, ns))}[]"
     if kind == "object":
-        return _object(schema, depth)
+        return _object(schema, depth, ns)
     return "unknown"
 
 
@@ -174,7 +178,7 @@ def _wrap(text: str) -> str:
     return text if _IDENT.match(text) or text.startswith("(") else f"({text})"
 
 
-def _object(schema: dict[str, Any], depth: int) -> str:
+def _object(schema: dict[str, Any], depth: int, ns: str) -> str:
     found = schema.get("properties")
     props: dict[str, Any] = found if isinstance(found, dict) else {}
     required = set(schema.get("required") or [])
@@ -182,15 +186,15 @@ def _object(schema: dict[str, Any], depth: int) -> str:
     fields = []
     for name, sub in props.items():
         optional = "" if name in required else "?"
-        fields.append(f"{prop_key(str(name))}{optional}: {ts_type(sub, depth + 1)}")
+        fields.append(f"{prop_key(str(name))}{optional}: {ts_type(sub, depth + 1, ns)}")
     if extra is not False:
         if props or extra is True or extra == {}:
             fields.append("[key: string]: unknown")
         else:
-            fields.append(f"[key: string]: {ts_type(extra, depth + 1)}")
+            fields.append(f"[key: string]: {ts_type(extra, depth + 1, ns)}")
     if not fields:
         return "{ [key: string]: never }"
-    if depth == 0:  # a schema's own object type: a field a line
+    if depth == 0 and not ns:  # a schema's own object type: a field a line
         return "{\n" + "".join(f"  {f};\n" for f in fields) + "}"
     return "{ " + "; ".join(fields) + " }"
 
@@ -252,7 +256,7 @@ class TsOp:
 
 
 def _param_type(p: Param) -> str:
-    base = ts_type(p.schema)
+    base = ts_type(p.schema, ns="T.")
     if p.location == "path" and base == "number":
         base = "number | string"
     return f"{base} | null" if p.nullable and "null" not in base else base
@@ -268,8 +272,8 @@ def _data_type(api: Api, model: str | None) -> tuple[str | None, str | None]:
         return None, None
     item = None
     if data.get("type") == "array" and isinstance(data.get("items"), dict):
-        item = ts_type(data["items"])
-    return ts_type(data), item
+        item = ts_type(data["items"], ns="T.")
+    return ts_type(data, ns="T."), item
 
 
 def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str]) -> TsOp:
@@ -298,7 +302,7 @@ def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str]) -> TsOp:
         elif media is not None and media.model:
             body_type = "T." + type_name(media.model)
         else:
-            body_type = _qualified(ts_type(body.schema)) if body.schema else "unknown"
+            body_type = ts_type(body.schema, ns="T.") if body.schema else "unknown"
     success = op.success
     answer = success.kind
     model = success.model
@@ -318,7 +322,7 @@ def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str]) -> TsOp:
     elif model:
         data, item = _data_type(api, model)
         if op.pagination in ("page", "offset") and item is not None:
-            returns, unwrap = _qualified(item), True
+            returns, unwrap = item, True
             limit = next(
                 (p for p in op.params if p.name == "limit" and p.location == "query"), None
             )
@@ -326,7 +330,7 @@ def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str]) -> TsOp:
             if limit is not None and isinstance(limit.default, int):
                 page = {"kind": op.pagination, "defaultLimit": limit.default}
         elif data is not None:
-            returns, unwrap = _qualified(data), True
+            returns, unwrap = data, True
         else:
             returns = "T." + type_name(model)
     else:
@@ -350,15 +354,6 @@ def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str]) -> TsOp:
         retry_safe=safe,
         security=[list(alt) for alt in op.security],
         accept=accept,
-    )
-
-
-def _qualified(text: str) -> str:
-    """A type expression of types.ts, as resources.ts writes it: every alias under `T.`."""
-    return re.sub(
-        r"(?<![\"'\w.$])([A-Z][A-Za-z0-9_]*)(?![\"'\w$])",
-        lambda m: m.group(1) if m.group(1) in ("Blob",) else "T." + m.group(1),
-        text,
     )
 
 
@@ -447,6 +442,7 @@ def render_typescript(target: Target, api: Api, env_prefix: str) -> dict[str, st
         "signature": signature,
         "webhook_payload": webhook_payload,
         "base_url": base_url.rstrip("/"),
+        "base_path": api.default_prefix,
         "ts_version": TYPESCRIPT_VERSION,
         "literal": literal,
         "prop_key": prop_key,
