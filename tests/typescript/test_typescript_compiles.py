@@ -54,11 +54,30 @@ def test_every_typescript_client_compiles_strictly(tmp_path: Path) -> None:
             refused.append(spec.name)
             continue
         included.append(f"{name}/src")
+    examples = docs_examples(tmp_path / "docs")
+    included.append("docs")
     assert len(included) >= 2 + 9, included
     assert len(refused) <= 1, refused  # fcg-body_and_parameters.yaml: invalid beyond repair
-    done = typecheck(tsc, tmp_path, included)
+    done = typecheck(tsc, tmp_path, included, {"outreach-client": ["./own/src/index.ts"]})
     assert done.returncode == 0, done.stdout + done.stderr
-    print(f"tsc {TYPESCRIPT_VERSION} --strict: {len(included)} clients compile")
+    print(f"tsc {TYPESCRIPT_VERSION} --strict: {len(included) - 1} clients, {examples} examples")
+
+
+def docs_examples(into: Path) -> int:
+    """The reference's TypeScript example of every operation, one module each (compiled
+    against this repository's client)."""
+    into.mkdir()
+    (into / "node.d.ts").write_text(
+        "declare const process: { env: Record<string, string | undefined> };\n"
+    )
+    count = 0
+    for page in sorted((ROOT / "generated" / "docs").glob("*.md")):
+        for code in re.findall(r"```typescript\n(.*?)```", page.read_text(), re.DOTALL):
+            count += 1
+            (into / f"example{count}.ts").write_text(code, encoding="utf-8")
+    operations = (ROOT / "generated" / OUTPUT_DIR / "src" / "resources.ts").read_text()
+    assert count == operations.count("    const call = {"), "one example per operation"
+    return count
 
 
 def test_ci_installs_the_pinned_compiler() -> None:

@@ -73,9 +73,13 @@ def tsc_or_skip() -> Path:
     pytest.skip(reason)
 
 
-def typecheck(tsc: Path, root: Path, include: list[str]) -> subprocess.CompletedProcess[str]:
-    """ONE tsc --noEmit (strict, noUncheckedIndexedAccess) over every folder of `include`."""
-    config = {**TSCONFIG, "include": include}
+def typecheck(
+    tsc: Path, root: Path, include: list[str], paths: dict[str, list[str]] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """ONE tsc --noEmit (strict, noUncheckedIndexedAccess) over every folder of `include`;
+    `paths`: package names resolved to folders of the tree."""
+    options = {**TSCONFIG["compilerOptions"], "paths": paths or {}}
+    config = {"compilerOptions": options, "include": include}
     (root / "tsconfig.json").write_text(json.dumps(config), encoding="utf-8")
     return subprocess.run(
         [str(tsc), "-p", "tsconfig.json"], cwd=root, capture_output=True, text=True, check=False

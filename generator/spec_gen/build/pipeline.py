@@ -438,8 +438,12 @@ def docs_settings(config: Config) -> DocsSettings:
     """What the reference docs' examples need beyond the spec."""
     from ..docs import DocsSettings
 
+    typescript = "typescript" in config.targets  # its example beside curl and Python
     return DocsSettings(
-        config.client_package, client_env_prefix(config), config.docs_example_origin
+        config.client_package,
+        client_env_prefix(config),
+        config.docs_example_origin,
+        f"{config.distribution_prefix}-client" if typescript else "",
     )
 
 
