@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 const setup = JSON.parse(process.env.SCENARIO);
 const ts = await import(setup.client);
 const uploads = await import(setup.uploadsClient);
-const { Client, NotFoundError, RateLimitError, webhooks } = ts;
+const { Client, NotFoundError, RateLimitError, InternalServerError, APITimeoutError, events, webhooks } = ts;
 const checked = [];
 
 const client = new Client({ baseUrl: setup.baseUrl, apiKey: setup.apiKey });
@@ -137,5 +137,40 @@ assert.equal(blob.size, 1024);
 const note = await files.files.postNote({ body: "hello" });
 assert.equal(note.name, "hello");
 checked.push("upload");
+
+// retries never repeat an unsafe operation unless asked; timeouts and AbortSignal; event
+// streams (a fetch of the test's own: a 503 asking to retry at once, or no answer at all)
+let calls = 0;
+const unavailable = async () => {
+  calls += 1;
+  return new Response(JSON.stringify({ detail: "down" }), { status: 503, headers: { "retry-after": "0" } });
+};
+const down = new Client({ baseUrl: setup.baseUrl, apiKey: "k", fetch: unavailable, maxRetries: 2 });
+await assert.rejects(down.contacts.get({ contactId: 1 }), InternalServerError);
+assert.equal(calls, 3, "a safe operation: tried three times");
+calls = 0;
+await assert.rejects(down.suppressions.suppress({ contactId: 1 }), InternalServerError);
+assert.equal(calls, 1, "POST: never repeated");
+calls = 0;
+await assert.rejects(down.suppressions.suppress({ contactId: 1 }, { retryUnsafe: true }), InternalServerError);
+assert.equal(calls, 3, "POST with retryUnsafe");
+const silent = (_, init) =>
+  new Promise((_, reject) => init.signal.addEventListener("abort", () => reject(init.signal.reason)));
+const hanging = new Client({ baseUrl: setup.baseUrl, apiKey: "k", fetch: silent, maxRetries: 0 });
+await assert.rejects(hanging.contacts.get({ contactId: 1 }, { timeout: 50 }), APITimeoutError);
+const controller = new AbortController();
+const aborted = hanging.contacts.get({ contactId: 1 }, { signal: controller.signal });
+controller.abort(new Error("stopped by the caller"));
+await assert.rejects(aborted, /stopped by the caller/);
+const stream = new Response("event: tick\ndata: 1\n\n: comment\ndata: a\ndata: b\nid: 7\n\n", {
+  headers: { "content-type": "text/event-stream" },
+});
+const got = [];
+for await (const event of events(stream)) got.push(event);
+assert.deepEqual(got, [
+  { event: "tick", data: "1" },
+  { event: "message", data: "a\nb", id: "7" },
+]);
+checked.push("runtime");
 
 console.log(JSON.stringify({ checked }));

@@ -125,4 +125,5 @@ def test_the_typescript_client_runs_the_python_clients_scenario(
         "404",
         "429",
         "upload",
+        "runtime",
     ]
