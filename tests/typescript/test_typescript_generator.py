@@ -83,6 +83,12 @@ def test_without_a_compiler_the_build_says_so(
     assert ok and report.startswith("TypeScript client not type-checked: no tsc found")
 
 
+def test_spec_gen_tsc_off_skips_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    tsc_or_skip()  # a compiler is there, and still not run
+    monkeypatch.setenv("SPEC_GEN_TSC", "off")
+    assert start_typecheck({"src/index.ts": "export {};\n"}) is None
+
+
 def test_a_client_that_does_not_compile_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPEC_GEN_TSC", str(tsc_or_skip()))
     files = {
