@@ -252,7 +252,7 @@ def compare_trees(
     }
     old_groups, new_groups = _symbols(old, groups), _symbols(new, groups)
     symbols: list[SymbolChange] = []
-    for group in sorted(groups):
+    for group in sorted(groups, key=lambda g: (g == TYPESCRIPT_RESOURCES, g)):  # Python first
         old_s, new_s = old_groups.get(group, {}), new_groups.get(group, {})
         for name in sorted(set(old_s) | set(new_s)):
             a, b = old_s.get(name), new_s.get(name)
