@@ -9,6 +9,11 @@ case, each of these runs as a separate process, --repeat times, rounds interleav
 moment of the machine hits every row alike):
 
   cold   `spec-gen build --output NEW --no-cache`   whole build: API layer, client, docs
+                                                    (and, when the project turns it on, the
+                                                    TypeScript client, checked by tsc)
+  cold-python-only  the same, with `targets = ["python"]`: the build without the TypeScript
+                    client (the copies of this spec only; its ratio `ts_over_python` is the
+                    aim of issue 28: within 1.2x)
   noop   `spec-gen build --output SAME`             nothing changed (must say so)
   dmcg   `datamodel-codegen ...`                    the pydantic models alone
   opc    `openapi-python-client generate ...`       a client alone (the dev extra's copy)
@@ -139,6 +144,7 @@ class Case:
     operations: int
     files: int = 0
     note: str = ""
+    python_only: Path | None = None  # the same project without the TypeScript target
 
 
 def make_cases(args: argparse.Namespace, tmp: Path, spec_gen: str) -> list[Case]:
@@ -156,8 +162,12 @@ def make_cases(args: argparse.Namespace, tmp: Path, spec_gen: str) -> list[Case]
         spec.write_text(json.dumps(document, indent=1), encoding="utf-8")
         copy = dict(settings, spec="openapi.json", output="generated")
         copy["templates"] = str((REPO / settings.get("templates", "templates")).resolve())
-        write_project(where, copy)
-        cases.append(Case(f"{COPY_PREFIX}{size}", where, spec, operation_count(document)))
+        write_project(where, dict(copy))
+        case = Case(f"{COPY_PREFIX}{size}", where, spec, operation_count(document))
+        if "typescript" in copy.get("targets", []):
+            case.python_only = tmp / f"x{size}-python-only"
+            write_project(case.python_only, dict(copy, spec=str(spec), targets=["python"]))
+        cases.append(case)
     for extra in args.extra:
         where = tmp / f"extra-{len(cases)}"
         write_project(where, {"spec": str(extra.resolve()), "output": "generated"})
@@ -195,6 +205,8 @@ def rows_for(case: Case, tmp: Path, tools: dict[str, str]) -> list[Row]:
         Row(case.name, "datamodel-codegen", lambda i: ([tools["datamodel-codegen"], *dmcg_args, "--output", str(dmcg(i) / "m.py")], dmcg(i)), tmp),
         Row(case.name, "openapi-python-client", lambda i: ([tools["openapi-python-client"], "generate", "--path", str(case.bundled), "--output-path", str(opc(i)), "--overwrite"], opc(i)), tmp),
     ] + ([
+        Row(case.name, "cold-python-only", lambda i: ([tools["spec-gen"], "build", "--output", str(cold(i)), "--no-cache"], cold(i)), case.python_only),
+    ] if case.python_only is not None else []) + ([
         Row(case.name, FCG, lambda i: ([tools[FCG], "--input", str(case.bundled), "--output", str(fcg(i))], fcg(i)), tmp),
     ] if FCG in tools else [])  # fmt: skip
 
@@ -343,6 +355,8 @@ def make_report(
         entry["cold_over_opc"] = round(cold / opc, 3) if cold and opc else None
         fcg = mine[FCG].median() if FCG in mine else None
         entry["cold_over_fcg"] = round(cold / fcg, 3) if cold and fcg else None
+        alone = mine["cold-python-only"].median() if "cold-python-only" in mine else None
+        entry["ts_over_python"] = round(cold / alone, 3) if cold and alone else None
         entry["cold_ms_per_operation"] = (
             round(1000 * cold / case.operations, 1) if cold and case.operations else None
         )
@@ -388,6 +402,16 @@ def make_report(
                 if extras
                 else {}
             ),
+            **(
+                {
+                    "the TypeScript target within 1.2x of the cold build without it (this spec x1)": (
+                        single[0]["ts_over_python"] <= 1.2
+                    )
+                }
+                if (single := [c for c in table if c["case"] == f"{COPY_PREFIX}1"])
+                and single[0].get("ts_over_python") is not None
+                else {}
+            ),
             f"no-op below {NOOP_AIM_S} s at every size that builds": all(
                 c["noop"]["median_s"] < NOOP_AIM_S
                 for c in table
@@ -430,6 +454,17 @@ def markdown(report: dict[str, Any]) -> str:
             f"{cell(c, 'datamodel-codegen')} | {cell(c, 'openapi-python-client')} | "
             f"{cell(c, FCG)} | {ratio} | {over_fcg} | {per_op} |"
         )
+    with_ts = [c for c in report["cases"] if c.get("ts_over_python") is not None]
+    if with_ts:
+        out += ["", "The TypeScript target (issue 28): cold build with it / without it:", ""]
+        out += [
+            "| case | cold with TypeScript | cold without | ratio |",
+            "| --- | ---: | ---: | ---: |",
+        ]
+        out += [
+            f"| {c['case']} | {cell(c, 'cold')} | {cell(c, 'cold-python-only')} | {c['ts_over_python']:.2f} |"
+            for c in with_ts
+        ]
     out += ["", "Aims:"] + [
         f"- {aim}: **{'MET' if met else 'NOT MET'}**" for aim, met in report["aims"].items()
     ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.config import Config
+from ..core.timings import stage
 
 
 def email_dependency(files: dict[str, str], written: str, email: bool) -> dict[str, str]:
@@ -41,3 +42,16 @@ def client_env_prefix(config: Config) -> str:
     from ..targets.client.auth import env_prefix
 
     return env_prefix(config.distribution_prefix)
+
+
+def render_typescript_client(config: Config, api: Any, source: str) -> dict[str, str]:
+    """The `typescript` target's files, under `client-ts/`."""
+    from ..targets import Target
+    from ..targets.typescript import OUTPUT_DIR, render_typescript
+
+    target = Target(
+        config.templates, config.client_package, f"{config.distribution_prefix}-client", source
+    )
+    with stage("typescript"):
+        rendered = render_typescript(target, api, client_env_prefix(config))
+    return {f"{OUTPUT_DIR}/{name}": content for name, content in rendered.items()}

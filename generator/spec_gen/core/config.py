@@ -24,7 +24,12 @@ DEFAULTS: dict[str, Any] = {
     "docs-example-origin": "http://127.0.0.1:8000",
     # the generated server passes each secured operation's credentials to its handler
     "handler-credentials": True,
+    # the outputs besides the server, the models and the docs: "python" (the Python client)
+    # and, opt-in, "typescript" (a TypeScript client under <output>/client-ts/)
+    "targets": ["python"],
 }
+
+KNOWN_TARGETS = ("python", "typescript")
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,7 @@ class Config:
     # [tool.spec-gen.lint]: profiles, rule severities and rule options
     lint: dict[str, Any] = field(default_factory=dict)
     handler_credentials: bool = True
+    targets: tuple[str, ...] = ("python",)
 
     def with_overrides(self, **overrides: Any) -> Config:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
@@ -87,4 +93,15 @@ def load_config(start: Path | None = None) -> Config:
         docs_example_origin=str(settings["docs-example-origin"]),
         lint=dict(settings.get("lint") or {}),
         handler_credentials=bool(settings["handler-credentials"]),
+        targets=_targets(settings["targets"]),
     )
+
+
+def _targets(value: Any) -> tuple[str, ...]:
+    names = [value] if isinstance(value, str) else list(value or [])
+    unknown = [n for n in names if n not in KNOWN_TARGETS]
+    if unknown:
+        raise ValueError(
+            f"[tool.spec-gen] targets: unknown {unknown} (known: {', '.join(KNOWN_TARGETS)})"
+        )
+    return tuple(dict.fromkeys(str(n) for n in names))

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..core.config import Config
 from .model import Change
-from .symbols import Symbol, incompatible, module_symbols, normalise
+from .symbols import Symbol, incompatible, module_symbols, normalise, typescript_symbols
 
 MAX_LINES = 12  # symbols listed under one change before "and N more"
 
@@ -29,8 +29,13 @@ def build_files(config: Config, spec_root: Path) -> dict[str, str]:
     return render_tree(config.with_overrides(spec=spec_root), None).files
 
 
+TYPESCRIPT_RESOURCES = "client-ts/src/resources.ts"  # the `typescript` target's methods
+
+
 def role_of(path: str) -> str:
     parts = path.split("/")
+    if path == TYPESCRIPT_RESOURCES:
+        return "TypeScript client method"
     if parts[0] == "client" and "resources" in parts:
         return "client method"
     if parts[0] == "server" and "interfaces" in parts:
@@ -213,8 +218,13 @@ def _symbols(tree: dict[str, str], groups: set[str]) -> dict[str, dict[str, tupl
     found: dict[str, dict[str, tuple[str, Symbol]]] = {}
     for path in sorted(tree):
         group = logical_module(path)
-        if path.endswith(".py") and group in groups:
+        if group not in groups:
+            continue
+        if path.endswith(".py"):
             for name, symbol in module_symbols(tree[path]).items():
+                found.setdefault(group, {})[name] = (path, symbol)
+        elif path == TYPESCRIPT_RESOURCES:
+            for name, symbol in typescript_symbols(tree[path]).items():
                 found.setdefault(group, {})[name] = (path, symbol)
     return found
 
@@ -235,10 +245,14 @@ def compare_trees(
             sum(1 for line in diff if line.startswith("+ ")),
             sum(1 for line in diff if line.startswith("- ")),
         )
-    groups = {logical_module(path) for path in files if path.endswith(".py")}
+    groups = {
+        logical_module(path)
+        for path in files
+        if path.endswith(".py") or path == TYPESCRIPT_RESOURCES
+    }
     old_groups, new_groups = _symbols(old, groups), _symbols(new, groups)
     symbols: list[SymbolChange] = []
-    for group in sorted(groups):
+    for group in sorted(groups, key=lambda g: (g == TYPESCRIPT_RESOURCES, g)):  # Python first
         old_s, new_s = old_groups.get(group, {}), new_groups.get(group, {})
         for name in sorted(set(old_s) | set(new_s)):
             a, b = old_s.get(name), new_s.get(name)

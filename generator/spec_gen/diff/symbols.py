@@ -127,3 +127,27 @@ def incompatible(kind: str, old: Symbol | None, new: Symbol | None) -> bool:
     return any(
         not has_default and name not in old_params for name, (_, has_default) in new_params.items()
     )
+
+
+_TS_CLASS = re.compile(r"^export class (\w+) \{$", re.MULTILINE)
+_TS_METHOD = re.compile(
+    r"^  /\*\*\n(?P<doc>(?:   \*.*\n)+?)   \*/\n  (?P<sig>(?P<name>[A-Za-z_$][\w$]*)\(.*\): .+) \{$",
+    re.MULTILINE,
+)
+_TS_OPERATION = re.compile(r"^   \* ([A-Z]+) (/\S*)$", re.MULTILINE)
+
+
+def typescript_symbols(source: str) -> dict[str, Symbol]:
+    """The methods of the TypeScript client's resource classes (`client-ts/src/resources.ts`):
+    `Class.method` -> its signature and the operation its doc comment names (`GET /path`)."""
+    found: dict[str, Symbol] = {}
+    classes = list(_TS_CLASS.finditer(source))
+    for index, match in enumerate(classes):
+        end = classes[index + 1].start() if index + 1 < len(classes) else len(source)
+        for method in _TS_METHOD.finditer(source, match.end(), end):
+            operation = _TS_OPERATION.search(method.group("doc"))
+            text = method.group("sig")
+            name = f"{match.group(1)}.{method.group('name')}"
+            where = (operation.group(1), normalise(operation.group(2))) if operation else None
+            found[name] = Symbol(name, "ts-method", text, where, _names(text))
+    return found

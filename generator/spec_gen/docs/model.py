@@ -118,6 +118,8 @@ class DocsSettings:
     client_package: str  # the generated client's import name
     env_prefix: str  # the client's credential variables are <env_prefix><OPTION> (ACME_API_KEY)
     origin: str = "http://127.0.0.1:8000"  # where the examples send their requests
+    # the TypeScript client's package name when the `typescript` target is on ("" = off)
+    typescript_package: str = ""
 
     def schemes(self, api: Api) -> dict[str, Scheme]:
         return schemes(api, self.env_prefix)

@@ -1,4 +1,5 @@
-"""Example code of an operation: the curl command and the Python call, as the docs show them."""
+"""Example code of an operation: the curl command, the Python call and (when the `typescript`
+target is on) the TypeScript call, as the docs show them."""
 
 from __future__ import annotations
 
@@ -92,6 +93,47 @@ def python_example(
     return setup + "\n" + python_call(op, view, arguments) + "\n"
 
 
+def typescript_example(
+    api: Api, example: ExampleRequest, view: ClientOp, settings: DocsSettings
+) -> str:
+    """The TypeScript client's call (`targets/typescript.py`'s names: the Python client's, in
+    camelCase), credentials from `process.env`."""
+    from ..targets.typescript import camel
+
+    op = example.op
+    fields = [f"{camel(p.py_name)}: {json.dumps(value)}" for p, value in example.arguments]
+    if example.body is not MISSING:
+        kind = op.body.kind if op.body is not None else "json"
+        if kind == "binary":
+            body = "new Blob([/* the bytes */])"
+        else:
+            body = json.dumps(example.body, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        fields.append(f"body: {body}")
+    options = [
+        f"{camel(option)}: process.env.{env}"
+        for scheme in op_credentials(api, op, settings.env_prefix)
+        for option, env in zip(scheme.options, scheme.envs, strict=True)
+    ]
+    options.append(f'baseUrl: "{settings.base_url(api)}"')
+    call = "client." + ".".join([*(camel(n) for n in view.namespace), camel(view.method)])
+    argument = "{ " + ", ".join(fields) + " }" if fields else ""
+    if "\n" in argument or len(argument) > 60:
+        argument = "{\n" + "".join(f"  {f},\n" for f in fields) + "}"
+    lines = [
+        f'import {{ Client }} from "{settings.typescript_package}";',
+        "",
+        f"const client = new Client({{ {', '.join(options)} }});",
+        "",
+    ]
+    if view.page:
+        lines += [f"for await (const item of {call}({argument})) {{", "  console.log(item);", "}"]
+    elif view.returns == "None":
+        lines.append(f"await {call}({argument});")
+    else:
+        lines += [f"const result = await {call}({argument});", "console.log(result);"]
+    return "\n".join(lines) + "\n"
+
+
 def example_blocks(api: Api, op: Operation, view: ClientOp, settings: DocsSettings) -> list[Block]:
     example = example_request(api, op)
     out: list[Block] = [Heading("Example request")]
@@ -118,6 +160,9 @@ def example_blocks(api: Api, op: Operation, view: ClientOp, settings: DocsSettin
             op.operation_id,
         )
     )
+    if settings.typescript_package:
+        code = typescript_example(api, example, view, settings)
+        out.append(Code("typescript", code, "TypeScript", "", op.operation_id))
     success = op.success
     value = response_example(api, op)
     out.append(Heading("Example response"))
