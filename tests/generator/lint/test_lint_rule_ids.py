@@ -128,7 +128,7 @@ def test_an_unknown_rule_in_pyproject_is_a_located_finding(tmp_path: Path) -> No
             f"pyproject.toml:{line}:{column}: error [lint-config] [tool.spec-gen.lint] rules: "
             "no rule 'x-scop' (did you mean 'x-scope'?)"
         ) in out, out
-        assert "operation-id, operation-id-unique" in out  # the known ids listed
+        assert "operation-id, operation-id-name, operation-id-unique" in out  # the known ids listed
     assert not (tmp_path / "generated").exists()  # the build stopped
     # the setting the user meant is taken; a rule far from any id gets no suggestion
     write(tmp_path / "pyproject.toml", pyproject.replace('"x-scop"', '"x-scope"'))
