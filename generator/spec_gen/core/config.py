@@ -24,7 +24,18 @@ DEFAULTS: dict[str, Any] = {
     "docs-example-origin": "http://127.0.0.1:8000",
     # the generated server passes each secured operation's credentials to its handler
     "handler-credentials": True,
+    # `spec-gen scaffold --write`: the service package it writes ("" = from server-package:
+    # NAME_api or NAME_server -> NAME_service)
+    "service-package": "",
 }
+
+
+def service_package_for(server_package: str) -> str:
+    """The scaffold's package name by default: `pets_api` -> `pets_service`."""
+    for suffix in ("_api", "_server"):
+        if server_package.endswith(suffix) and len(server_package) > len(suffix):
+            return server_package[: -len(suffix)] + "_service"
+    return server_package + "_service"
 
 
 @dataclass(frozen=True)
@@ -41,6 +52,7 @@ class Config:
     # [tool.spec-gen.lint]: profiles, rule severities and rule options
     lint: dict[str, Any] = field(default_factory=dict)
     handler_credentials: bool = True
+    service_package: str = ""
 
     def with_overrides(self, **overrides: Any) -> Config:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
@@ -87,4 +99,6 @@ def load_config(start: Path | None = None) -> Config:
         docs_example_origin=str(settings["docs-example-origin"]),
         lint=dict(settings.get("lint") or {}),
         handler_credentials=bool(settings["handler-credentials"]),
+        service_package=str(settings["service-package"])
+        or service_package_for(settings["server-package"]),
     )
