@@ -130,8 +130,18 @@ def read_body(body: Body, indent: int) -> str:
     else:
         first = "if"
     if len(readers) == 1:
+        media = body.media[0].content_type if body.media else "*/*"
+        if media.split(";")[0].strip().lower() not in ("*/*", "application/octet-stream"):
+            # a body sent as another media type (a form as text/plain) is 415, not read
+            check = [
+                f"{pad}if transport.media_type(request) and not transport.matches(",
+                f"{pad}    transport.media_type(request), {media!r}",
+                f"{pad}):",
+                f"{pad}    raise transport.unsupported(transport.media_type(request), {(media,)!r})",
+            ]
+            lines = [lines[0], *check, *lines[1:]]
         if body.required:
-            return f"{pad}body = {readers[0][1]}"
+            return "\n".join([*lines[1:], f"{pad}body = {readers[0][1]}"])
         lines += [f"{pad}else:", f"{pad}    body = {readers[0][1]}"]
         return "\n".join(lines)
     for n, (m, reader) in enumerate(readers):
@@ -198,6 +208,27 @@ def tomlstr(text: Any) -> str:
     """A TOML basic string: JSON's escapes are TOML's (a title with quotes or backslashes
     would end the string early, and pip could not read the package's pyproject.toml)."""
     return json.dumps(str(text), ensure_ascii=False)
+
+
+# PEP 440's public version, as `packaging` spells it (canonical and the usual alternatives)
+_PEP440 = re.compile(
+    r"v?(\d+!)?\d+(\.\d+)*((a|b|rc|alpha|beta|c|pre|preview)[-_.]?\d*)?"
+    r"([-_.]?(post|rev|r)[-_.]?\d*|-\d+)?([-_.]?dev[-_.]?\d*)?(\+[a-z0-9]+([-_.][a-z0-9]+)*)?",
+    re.IGNORECASE,
+)
+
+
+def pep440(version: Any) -> str:
+    """A distribution version pip accepts from the API's `info.version`: kept when it is one,
+    else its leading release numbers with the rest as a local label (`1.0.27-SNAPSHOT` ->
+    `1.0.27+snapshot`, `beta` -> `0+beta`)."""
+    text = str(version).strip()
+    if _PEP440.fullmatch(text):
+        return text
+    found = re.match(r"v?(\d+(?:\.\d+)*)(.*)", text, re.IGNORECASE)
+    release, rest = (found.group(1), found.group(2)) if found else ("0", text)
+    label = ".".join(re.findall(r"[a-z0-9]+", rest.lower()))
+    return f"{release}+{label}" if label else release
 
 
 def docline_safe(text: str) -> str:
@@ -267,6 +298,7 @@ def environment(templates: Path) -> Any:
         client_path=client_path,
         builtin_types=builtin_types,
         docline_safe=docline_safe,
+        pep440=pep440,
         tomlstr=tomlstr,
     )
     return env
