@@ -53,6 +53,10 @@ FORBIDDEN = {
     "spec-gen-outreach",
 }
 
+# the walkthrough's own tools, pre-commit for the hooks' test, and setuptools to install the
+# generated packages without an isolated build each time
+TOOLS = ("uvicorn", "mypy", "pre-commit", "setuptools>=69")
+
 pytestmark = pytest.mark.slow
 
 
@@ -112,7 +116,9 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, REPO / "generator")
     (wheel,) = wheels.glob("spec_gen-*.whl")
     key = hashlib.sha256(
-        (REPO / "generator" / "pyproject.toml").read_bytes() + sys.version.encode()
+        (REPO / "generator" / "pyproject.toml").read_bytes()
+        + sys.version.encode()
+        + " ".join(TOOLS).encode()
     ).hexdigest()[:12]
     root = Path(tempfile.gettempdir()) / f"spec-gen-own-spec-{key}"
     if not (root / ".ready").is_file():
@@ -122,9 +128,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
         run(python, "-m", "pip", "install", "-q", wheel)
         # what installing spec-gen brought, recorded before the walkthrough adds its tools
         (root / "installed-by-spec-gen.txt").write_text(run(python, "-m", "pip", "freeze"))
-        # the walkthrough's own tools (and setuptools, to install the generated packages
-        # below without an isolated build each time)
-        run(python, "-m", "pip", "install", "-q", "uvicorn", "mypy", "setuptools>=69")
+        run(python, "-m", "pip", "install", "-q", *TOOLS)
         (root / ".ready").write_text("")
     else:  # the same dependencies: this build of spec-gen only
         run(
@@ -477,3 +481,61 @@ def test_the_walkthrough_serves_the_spec(venv: Venv, served: tuple[Path, str]) -
         script = STUB_CLIENT.format(name=name, prefix=prefix, call=call_text)
         status, body = json.loads(venv.run("python", "-c", script, base, cwd=project))
         assert status == 501 and "is not implemented yet" in json.dumps(body)
+
+
+HOOKS_SPEC = """\
+openapi: 3.1.0
+info: {title: Hooks, version: '1'}
+paths:
+  /things:
+    get:
+      operationId: listThings
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: {type: array, items: {type: string}}
+"""
+
+
+def test_the_offered_pre_commit_hooks_pass_clean_and_fail_on_drift(
+    venv: Venv, tmp_path: Path
+) -> None:
+    """`.pre-commit-hooks.yaml` with the real pre-commit, in a repository of its own."""
+    rev = run("git", "rev-parse", "HEAD", cwd=REPO).strip()
+    committed = run("git", "show", f"{rev}:.pre-commit-hooks.yaml", cwd=REPO)
+    assert "spec-gen-build-check" in committed  # the hooks are in the revision pre-commit clones
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "openapi.yaml").write_text(HOOKS_SPEC)
+    (project / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {REPO}\n    rev: {rev}\n    hooks:\n"
+        "      - id: spec-gen-validate\n      - id: spec-gen-build-check\n"
+    )
+    env = {**venv.env, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
+    git = ("git", "-c", "user.name=t", "-c", "user.email=t@example.com")
+    run(*git, "init", "-q", cwd=project, env=env)
+    run(venv.bin / "spec-gen", "init", "--name", "hooks", cwd=project, env=env)
+    run(venv.bin / "spec-gen", "build", cwd=project, env=env)
+    run(*git, "add", "-A", cwd=project, env=env)
+    run(*git, "commit", "-qm", "spec and generated code", cwd=project, env=env)
+
+    def pre_commit() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(venv.bin / "pre-commit"), "run", "--all-files"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    clean = pre_commit()
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "spec-gen validate" in clean.stdout and "spec-gen build --check" in clean.stdout
+    models = project / "generated" / "server" / "hooks_api" / "models.py"
+    models.write_text(models.read_text() + "# edited by hand\n")
+    drifted = pre_commit()
+    assert drifted.returncode != 0, drifted.stdout
+    assert "hooks_api/models.py" in drifted.stdout
