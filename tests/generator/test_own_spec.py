@@ -113,7 +113,15 @@ class Venv:
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
     wheels = tmp_path_factory.mktemp("wheel")
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, REPO / "generator")
+    # built from a copy (setuptools leaves build/ and an egg-info in the tree it builds); the
+    # copy holds the templates the link generator/spec_gen/templates points at
+    source = tmp_path_factory.mktemp("source") / "generator"
+    shutil.copytree(
+        REPO / "generator",
+        source,
+        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"),
+    )
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, source)
     (wheel,) = wheels.glob("spec_gen-*.whl")
     key = hashlib.sha256(
         (REPO / "generator" / "pyproject.toml").read_bytes()

@@ -63,6 +63,19 @@ paths:
               schema: {$ref: '#/components/schemas/Pet'}
         '404': {$ref: '#/components/responses/Problem'}
         default: {$ref: '#/components/responses/Problem'}
+    put:
+      operationId: renamePet
+      tags: [pets]
+      security: [{key: []}]
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: integer}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/Pet'}
+      responses:
+        '204': {description: renamed}
 components:
   securitySchemes:
     key: {type: apiKey, in: header, name: X-Key}
@@ -155,12 +168,18 @@ def test_scaffold_writes_a_running_service_once(tmp_path: Path) -> None:
         ("GET", "/pets/abc", {}),  # the declared 4xx shape, strict contract on: no 500
         ("POST", "/pets", {"json": {"id": 1, "name": "Rex"}}),  # no credential: 401
         ("POST", "/pets", {"json": {"id": 1, "name": "Rex"}, "headers": {"X-Key": "k"}}),
-        ("PUT", "/pets", {}),
+        ("DELETE", "/pets", {}),
         ("GET", "/nowhere", {}),
         ("GET", "/openapi.json", {}),
         ("GET", "/docs", {}),
+        # declares only 204: its 401 (secured) and 415 (has a body) are implied, not a 500
+        ("PUT", "/pets/1", {"json": {"id": 1, "name": "Rex"}}),
+        ("PUT", "/pets/1", {"content": "x", "headers": {"content-type": "text/plain"}}),
     )
-    listed, one, malformed, anonymous, unverified, put, nowhere, document, docs = answers
+    listed, one, malformed, anonymous, unverified, put, nowhere, document, docs = answers[:9]
+    implied_401, implied_415 = answers[9:]
+    assert implied_401[0] == 401 and implied_415[0] == 415, answers[9:]
+    assert "application/json" in json.loads(str(implied_415[2]))["detail"]
     assert listed[0] == 501
     assert json.loads(str(listed[2])) == {
         "status": 501,
@@ -214,6 +233,11 @@ class PetsService:
     ) -> Pet:
         raise ErrorAnswer(418, Problem(status=418, title="teapot", message="undeclared"))
 
+    async def rename_pet(
+        self, ctx: RequestContext, *, id_: int, credentials: transport.Credentials, body: Pet
+    ) -> None:
+        raise RuntimeError("SELECT secret FROM pets -- an internal detail")
+
     async def get_pet(self, ctx: RequestContext, *, id_: int) -> Pet:
         if id_ not in PETS:
             raise ErrorAnswer(404, Problem(status=404, title="Not Found", message=f"no pet {id_}"))
@@ -235,12 +259,13 @@ def test_handlers_answer_declared_errors_as_typed_values(tmp_path: Path) -> None
     (root / "shop_service" / "pets.py").write_text(HANDLERS)
     context = root / "shop_service" / "context.py"
     context.write_text("import hmac\n" + context.read_text() + VERIFIER)
-    found, missing, undeclared, listed = probe(
+    found, missing, undeclared, listed, broken = probe(
         root,
         ("GET", "/pets/1", {}),
         ("GET", "/pets/2", {}),
         ("POST", "/pets", {"json": {"id": 2, "name": "Tom"}, "headers": {"X-Key": "k"}}),
         ("GET", "/pets", {"params": {"limit": "1"}}),
+        ("PUT", "/pets/1", {"json": {"id": 1, "name": "Tom"}, "headers": {"X-Key": "k"}}),
     )
     assert found[0] == 200 and json.loads(str(found[2])) == {"id": 1, "name": "Rex"}
     assert missing[0] == 404
@@ -252,3 +277,6 @@ def test_handlers_answer_declared_errors_as_typed_values(tmp_path: Path) -> None
     # 418 is covered by addPet's 4XX: declared; the strict contract lets it through
     assert undeclared[0] == 418
     assert listed[0] == 200 and len(json.loads(str(listed[2]))) == 1
+    # an unexpected exception: a 500 that says nothing of its cause
+    assert broken[0] == 500 and "Internal server error" in str(broken[2])
+    assert "secret" not in str(broken[2]) and "SELECT" not in str(broken[2])
