@@ -116,11 +116,17 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
     # built from a copy (setuptools leaves build/ and an egg-info in the tree it builds); the
     # copy holds the templates the link generator/spec_gen/templates points at
     source = tmp_path_factory.mktemp("source") / "generator"
-    shutil.copytree(
-        REPO / "generator",
-        source,
-        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"),
-    )
+    top = REPO / "generator"
+
+    def leftovers(directory: str, names: list[str]) -> list[str]:
+        at_top = Path(directory) == top  # spec_gen/build is a package of its own
+        return [
+            n
+            for n in names
+            if n == "__pycache__" or (at_top and (n == "build" or n.endswith(".egg-info")))
+        ]
+
+    shutil.copytree(top, source, ignore=leftovers)
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", wheels, source)
     (wheel,) = wheels.glob("spec_gen-*.whl")
     key = hashlib.sha256(
@@ -156,6 +162,7 @@ def test_the_wheel_holds_the_toolchain_and_its_templates(venv: Venv) -> None:
     names = zipfile.ZipFile(venv.wheel).namelist()
     assert "spec_gen/templates/api/app.py.j2" in names  # the files, not the link
     assert "spec_gen/templates/scaffold/context.py.j2" in names
+    assert "spec_gen/build/pipeline.py" in names and "spec_gen/cli.py" in names
     assert not [n for n in names if n.startswith(("outreach", "service/", "generated/"))]
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(venv.wheel).read(entry_points).decode()

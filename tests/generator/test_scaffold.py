@@ -280,3 +280,16 @@ def test_handlers_answer_declared_errors_as_typed_values(tmp_path: Path) -> None
     # an unexpected exception: a 500 that says nothing of its cause
     assert broken[0] == 500 and "Internal server error" in str(broken[2])
     assert "secret" not in str(broken[2]) and "SELECT" not in str(broken[2])
+
+
+def test_scaffold_tag_prints_a_module_that_imports_only_what_exists(tmp_path: Path) -> None:
+    """It used to import `..context` and `..errors`, modules of this repository's service."""
+    root = project(tmp_path)
+    code, out = run_in(root, "scaffold", "pets")
+    assert code == 0, out
+    assert "from .." not in out
+    assert "from shop_service.context import RequestContext" in out
+    assert "from shop_api.errors import not_implemented" in out
+    assert "class PetsService" in out
+    assert 'raise not_implemented("listPets")' in out
+    assert not (root / "shop_service").exists()  # printed, nothing written

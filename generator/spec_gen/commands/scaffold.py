@@ -13,6 +13,7 @@ import keyword
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..build.pipeline import format_python
 from ..core.config import Config
 from ..core.naming import snake
 from ..ir import Api, Tag
@@ -38,6 +39,11 @@ def tag_module(tag: Tag) -> str:
 
 
 def handler_source(config: Config, api: Api, tag: Tag) -> str:
+    """The module implementing `tag`'s Protocol, every method answering 501, formatted."""
+    return format_python({"module.py": render_handler(config, api, tag)})["module.py"]
+
+
+def render_handler(config: Config, api: Api, tag: Tag) -> str:
     """The module implementing `tag`'s Protocol, every method answering 501."""
     common = {"tag": tag, "package": config.server_package}
     signatures = render(
@@ -88,8 +94,8 @@ def scaffold_files(config: Config, api: Api) -> dict[str, str]:
         f"{pkg}/app.py": render(config.templates, "scaffold/app.py.j2", **common, tags=tags),
     }
     for tag in tags:
-        files[f"{pkg}/{tag.module}.py"] = handler_source(config, api, tag)
-    return files
+        files[f"{pkg}/{tag.module}.py"] = render_handler(config, api, tag)
+    return format_python(files)
 
 
 def write_scaffold(config: Config, api: Api) -> tuple[list[str], list[str]]:
