@@ -1,5 +1,5 @@
 """A body sent as another media type than the operation reads is 415 naming the accepted
-type (DECISIONS 122), declared in the spec's answers so the strict contract keeps it."""
+type (spec/DECISIONS.md row 134), declared in the spec's answers so the strict contract keeps it."""
 
 from __future__ import annotations
 
