@@ -144,7 +144,8 @@ class _Commands(click.Group):
     help="Show the version and exit.",
 )
 def main() -> None:
-    """spec-gen: validate an OpenAPI 3.0, 3.1 or 3.2 spec and generate the API layer, client and docs."""
+    """spec-gen: validate an OpenAPI 3.0, 3.1 or 3.2 spec and generate the API layer, client and
+    docs."""
 
 
 def run() -> None:
