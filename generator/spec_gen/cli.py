@@ -259,6 +259,14 @@ def build(
         from .core.timings import ENV
 
         os.environ[ENV] = "1"
+    if typecheck:
+        import importlib.util
+
+        if importlib.util.find_spec("mypy") is None:
+            raise click.UsageError(
+                "--typecheck runs mypy, which is not installed here: "
+                "pip install mypy (or pip install 'spec-gen[typecheck]')"
+            )
     config = _config(spec).with_overrides(output=Path(out).resolve() if out else None)
     if not check and not no_cache and not typecheck:  # no-op rebuild, generator not imported
         from .build.cache import unchanged_since_last_build
@@ -364,37 +372,45 @@ def init(
 
 
 @main.command()
-@click.argument("tag")
+@click.argument("tag", required=False)
 @click.option(
     "--spec", type=click.Path(dir_okay=False), help="Root spec file (default from pyproject)."
 )
+@click.option(
+    "--write",
+    is_flag=True,
+    help="Write the service package ([tool.spec-gen] service-package); never overwrites a file.",
+)
 @_fail_on_spec_errors
-def scaffold(tag: str, spec: str | None) -> None:
-    """Print a starting implementation of TAG's interface (every method answering 501).
+def scaffold(tag: str | None, spec: str | None, write: bool) -> None:
+    """A starting service for the spec: every method answering 501 in the declared error shape.
 
-    Prints to stdout and never writes a file: the implementation is yours.
+    With --write: writes the service package beside pyproject.toml (one module per tag, a
+    context provider with one verifier per security scheme, app.py for
+    `uvicorn <package>.app:app`), only the files that do not exist yet. With TAG: prints
+    that tag's module to stdout.
     """
     from .build.pipeline import load_and_validate
+    from .commands.scaffold import handler_source, write_scaffold
     from .ir import build_ir
-    from .targets.render import render
-    from .targets.server import used_models
 
+    if not write and not tag:
+        raise click.UsageError("name a TAG to print its module, or --write the service package")
     config = _config(spec)
     api = build_ir(load_and_validate(config).document)
+    if write:
+        written, kept = write_scaffold(config, api)
+        for path in written:
+            click.echo(f"wrote {path}")
+        for path in kept:
+            click.echo(f"kept {path} (exists; yours)")
+        if written:
+            click.echo(f"run: uvicorn {config.service_package}.app:app")
+        return
     found = [t for t in api.tags if tag in (t.name, t.module)]
     if not found:
         raise click.BadParameter(f"no tag {tag!r}; tags: {', '.join(t.name for t in api.tags)}")
-    models = used_models(found[0].operations, set(api.schemas))
-    click.echo(
-        render(
-            config.templates,
-            "scaffold/handler.py.j2",
-            tag=found[0],
-            package=config.server_package,
-            models=models,
-        ),
-        nl=False,
-    )
+    click.echo(handler_source(config, api, found[0]), nl=False)
 
 
 def _register_diff() -> None:

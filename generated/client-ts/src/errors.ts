@@ -53,6 +53,9 @@ export class ConflictError extends APIStatusError<T.Error_> {}
 /** 413 */
 export class RequestEntityTooLargeError extends APIStatusError<T.Error_> {}
 
+/** 415 */
+export class UnsupportedMediaTypeError extends APIStatusError<T.Error_> {}
+
 /** 422 */
 export class UnprocessableEntityError extends APIStatusError<T.ValidationError> {}
 
@@ -76,6 +79,8 @@ export function errorFor(status: number, message: string, body: unknown, headers
       return new ConflictError(message, status, body as T.Error_, headers);
     case 413:
       return new RequestEntityTooLargeError(message, status, body as T.Error_, headers);
+    case 415:
+      return new UnsupportedMediaTypeError(message, status, body as T.Error_, headers);
     case 422:
       return new UnprocessableEntityError(message, status, body as T.ValidationError, headers);
     case 429:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .errors import RequestEntityTooLargeError as RequestEntityTooLargeError
     from .errors import RequestValidationError as RequestValidationError
     from .errors import UnprocessableEntityError as UnprocessableEntityError
+    from .errors import UnsupportedMediaTypeError as UnsupportedMediaTypeError
     from .errors import ValidationIssue as ValidationIssue
     from .pagination import AsyncPage as AsyncPage
     from .pagination import AsyncPaginator as AsyncPaginator
@@ -63,6 +64,7 @@ _LAZY = {
     "NotFoundError": "errors",
     "ConflictError": "errors",
     "RequestEntityTooLargeError": "errors",
+    "UnsupportedMediaTypeError": "errors",
     "UnprocessableEntityError": "errors",
     "RateLimitError": "errors",
 }

@@ -104,6 +104,10 @@ class RequestEntityTooLargeError(APIStatusError):
     """HTTP 413: The request body is larger than the server's limit (default 1 MiB, OUTREACH_MAX_BODY_BYTES); refused before it is read or authenticated. Provisional: the source names no body limit."""
 
 
+class UnsupportedMediaTypeError(APIStatusError):
+    """HTTP 415: The body was sent as another media type than the operation reads (curl's default form type, text/plain): refused before it is read, naming the accepted types. Provisional: the source does not name this status."""
+
+
 class UnprocessableEntityError(APIStatusError):
     """HTTP 422: Body or parameter validation failure."""
 
@@ -143,6 +147,7 @@ STATUS_ERRORS: dict[int, type[APIStatusError]] = {
     404: NotFoundError,
     409: ConflictError,
     413: RequestEntityTooLargeError,
+    415: UnsupportedMediaTypeError,
     422: UnprocessableEntityError,
     429: RateLimitError,
 }

@@ -5,7 +5,8 @@
 the operation declares and the model of its error body. `StrictContract` is an ASGI
 middleware: when an operation answers a status it does not declare, or an error body that
 does not match the declared schema, it replaces the answer with a 500 and logs the operation,
-the status and the reason (logger `outreach_api.contract`). Turn it on in tests and staging:
+the status and the reason (logger `outreach_api.contract`). Implied, declared or not: a
+401 of an operation the spec secures, a 415 of an operation with a request body. Turn it on in tests and staging:
 together with the type checker binding handlers to the interfaces, a spec edit cannot drift
 from the implementation unseen. Answers of no operation (unknown paths, a method the path
 does not have) and 5xx answers pass untouched.
@@ -20,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from . import models as _models
+from .security import REQUIREMENTS
 
 log = logging.getLogger("outreach_api.contract")
 
@@ -61,6 +63,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -74,6 +77,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -87,6 +91,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -100,6 +105,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -124,6 +130,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -238,6 +245,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -250,6 +258,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "401": _models.Error,
                 "403": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -263,6 +272,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -275,6 +285,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "401": _models.Error,
                 "403": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -288,6 +299,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -302,6 +314,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "404": _models.Error,
                 "409": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -314,6 +327,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "401": _models.Error,
                 "403": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -328,6 +342,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -342,6 +357,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -356,6 +372,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -379,6 +396,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "401": _models.Error,
                 "403": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -392,6 +410,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "402": _models.Error,
                 "403": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -441,6 +460,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "404": _models.Error,
                 "409": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -474,6 +494,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "401": _models.Error,
                 "403": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -509,6 +530,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -543,6 +565,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "401": _models.Error,
                 "403": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -556,6 +579,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "403": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -568,6 +592,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "401": _models.Error,
                 "404": _models.Error,
                 "413": _models.Error,
+                "415": _models.Error,
                 "422": _models.ValidationError,
                 "429": _models.Error,
                 "503": _models.Error,
@@ -578,6 +603,36 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "200": None,
             }
         ),
+    }
+)
+
+
+# operations with a request body: a 415 for another media type is implied by its content
+WITH_BODY: frozenset[str] = frozenset(
+    {
+        "suppress_contact",
+        "unsuppress_contact",
+        "bulk_add_suppressions",
+        "reinstate_suppressions",
+        "create_contact",
+        "fetch_contacts",
+        "get_profile_pictures",
+        "get_column_values",
+        "bulk_update_contacts",
+        "assign_contact_owner",
+        "merge_filtered_contacts",
+        "withdraw_contacts_from_sequences",
+        "verify_contact_emails",
+        "verify_contact_emails_async",
+        "unlock_contact_info",
+        "create_list",
+        "verify_email_address",
+        "push_mailbox_signature",
+        "create_webhook",
+        "update_webhook",
+        "create_api_key",
+        "exchange_app_session",
+        "mint_service_token",
     }
 )
 
@@ -594,6 +649,10 @@ def declared_key(operation_id: str, status: int) -> str | None:
 def contract_violation(operation_id: str, status: int, body: bytes) -> str | None:
     """Why `status` with `body` breaks the contract of `operation_id`, or None when it keeps it."""
     key = declared_key(operation_id, status)
+    if key is None and status == 401 and operation_id in REQUIREMENTS:
+        return None  # a secured operation's refusal of missing or bad credentials: implied
+    if key is None and status == 415 and operation_id in WITH_BODY:
+        return None  # a body sent as a media type the operation does not read: implied
     if key is None:
         return f"status {status} is not declared"
     model = DECLARED_RESPONSES[operation_id][key]

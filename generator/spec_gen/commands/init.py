@@ -10,6 +10,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from ..core.config import DEFAULTS
 from ..core.naming import snake
 
 SPEC_NAMES = ("openapi.yaml", "openapi.yml", "openapi.json", "swagger.yaml", "api.yaml")
@@ -52,14 +53,35 @@ def project_name(root: Path) -> str:
     return name if name[0].isalpha() else f"api_{name}"
 
 
-def section(spec: str, output: str, name: str, templates: str | None, profile: str) -> str:
+def _built_names(output: Path) -> tuple[str, str, str] | None:
+    """The packages a zero-config build wrote into `output` (its defaults), if it did."""
+    if (output / "server" / DEFAULTS["server-package"]).is_dir() or (
+        output / "client" / DEFAULTS["client-package"]
+    ).is_dir():
+        return (
+            DEFAULTS["server-package"],
+            DEFAULTS["client-package"],
+            DEFAULTS["distribution-prefix"],
+        )
+    return None
+
+
+def section(
+    spec: str,
+    output: str,
+    name: str,
+    templates: str | None,
+    profile: str,
+    names: tuple[str, str, str] | None = None,
+) -> str:
+    server, client, prefix = names or (f"{name}_api", f"{name}_client", name.replace("_", "-"))
     lines = [
         "[tool.spec-gen]",
         f'spec = "{spec}"',
         f'output = "{output}"',
-        f'server-package = "{name}_api"',
-        f'client-package = "{name}_client"',
-        f'distribution-prefix = "{name.replace("_", "-")}"',
+        f'server-package = "{server}"',
+        f'client-package = "{client}"',
+        f'distribution-prefix = "{prefix}"',
     ]
     if templates:
         lines.append(f'templates = "{templates}"  # your templates, overriding spec-gen\'s by file')
@@ -97,7 +119,11 @@ def init_project(
     if spec is None:
         found = find_spec(root)
         spec = found.relative_to(root).as_posix() if found else "openapi.yaml"
-    text = section(spec, output, name or project_name(root), templates, profile)
+    names = _built_names(root / output) if name is None else None
+    if names is not None:  # a zero-config build came first: keep the packages it wrote
+        text = section(spec, output, "", templates, profile, names=names)
+    else:
+        text = section(spec, output, name or project_name(root), templates, profile)
     separator = "" if not existing else ("\n" if existing.endswith("\n") else "\n\n")
     combined = existing + separator + text
     tomllib.loads(combined)  # what is written always parses

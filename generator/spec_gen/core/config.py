@@ -27,9 +27,20 @@ DEFAULTS: dict[str, Any] = {
     # the outputs besides the server, the models and the docs: "python" (the Python client)
     # and, opt-in, "typescript" (a TypeScript client under <output>/client-ts/)
     "targets": ["python"],
+    # `spec-gen scaffold --write`: the service package it writes ("" = from server-package:
+    # NAME_api or NAME_server -> NAME_service)
+    "service-package": "",
 }
 
 KNOWN_TARGETS = ("python", "typescript")
+
+
+def service_package_for(server_package: str) -> str:
+    """The scaffold's package name by default: `pets_api` -> `pets_service`."""
+    for suffix in ("_api", "_server"):
+        if server_package.endswith(suffix) and len(server_package) > len(suffix):
+            return server_package[: -len(suffix)] + "_service"
+    return server_package + "_service"
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,7 @@ class Config:
     lint: dict[str, Any] = field(default_factory=dict)
     handler_credentials: bool = True
     targets: tuple[str, ...] = ("python",)
+    service_package: str = ""
 
     def with_overrides(self, **overrides: Any) -> Config:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
@@ -94,6 +106,8 @@ def load_config(start: Path | None = None) -> Config:
         lint=dict(settings.get("lint") or {}),
         handler_credentials=bool(settings["handler-credentials"]),
         targets=_targets(settings["targets"]),
+        service_package=str(settings["service-package"])
+        or service_package_for(settings["server-package"]),
     )
 
 

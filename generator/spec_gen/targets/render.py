@@ -81,6 +81,27 @@ def tomlstr(text: Any) -> str:
     return json.dumps(str(text), ensure_ascii=False)
 
 
+# PEP 440's public version, as `packaging` spells it (canonical and the usual alternatives)
+_PEP440 = re.compile(
+    r"v?(\d+!)?\d+(\.\d+)*((a|b|rc|alpha|beta|c|pre|preview)[-_.]?\d*)?"
+    r"([-_.]?(post|rev|r)[-_.]?\d*|-\d+)?([-_.]?dev[-_.]?\d*)?(\+[a-z0-9]+([-_.][a-z0-9]+)*)?",
+    re.IGNORECASE,
+)
+
+
+def pep440(version: Any) -> str:
+    """A distribution version pip accepts from the API's `info.version`: kept when it is one,
+    else its leading release numbers with the rest as a local label (`1.0.27-SNAPSHOT` ->
+    `1.0.27+snapshot`, `beta` -> `0+beta`)."""
+    text = str(version).strip()
+    if _PEP440.fullmatch(text):
+        return text
+    found = re.match(r"v?(\d+(?:\.\d+)*)(.*)", text, re.IGNORECASE)
+    release, rest = (found.group(1), found.group(2)) if found else ("0", text)
+    label = ".".join(re.findall(r"[a-z0-9]+", rest.lower()))
+    return f"{release}+{label}" if label else release
+
+
 def docline_safe(text: str) -> str:
     """Text inside a docstring: backslashes and triple quotes escaped."""
     return _doc_escape(str(text))
@@ -148,6 +169,7 @@ def environment(templates: Path) -> Any:
         client_path=client_path,
         builtin_types=builtin_types,
         docline_safe=docline_safe,
+        pep440=pep440,
         tomlstr=tomlstr,
     )
     return env

@@ -124,6 +124,9 @@ def render_server(target: Target, api: Api) -> dict[str, str]:
         f"{pkg}/interfaces/__init__.py": target.render(
             "api/interfaces/__init__.py.j2", **ctx, tags=api.tags
         ),
+        # a running service for the spec (issue 25): app factory and declared error shapes
+        f"{pkg}/app.py": target.render("api/app.py.j2", **ctx, tags=api.tags),
+        f"{pkg}/errors.py": target.render("api/errors.py.j2", **ctx),
         f"{pkg}/routers/__init__.py": target.render(
             "api/routers/__init__.py.j2", **ctx, tags=api.tags
         ),

@@ -72,8 +72,18 @@ def read_body(body: Body, indent: int) -> str:
     else:
         first = "if"
     if len(readers) == 1:
+        media = body.media[0].content_type if body.media else "*/*"
+        if media.split(";")[0].strip().lower() not in ("*/*", "application/octet-stream"):
+            # a body sent as another media type (a form as text/plain) is 415, not read
+            check = [
+                f"{pad}if transport.media_type(request) and not transport.matches(",
+                f"{pad}    transport.media_type(request), {media!r}",
+                f"{pad}):",
+                f"{pad}    raise transport.unsupported(transport.media_type(request), {(media,)!r})",
+            ]
+            lines = [lines[0], *check, *lines[1:]]
         if body.required:
-            return f"{pad}body = {readers[0][1]}"
+            return "\n".join([*lines[1:], f"{pad}body = {readers[0][1]}"])
         lines += [f"{pad}else:", f"{pad}    body = {readers[0][1]}"]
         return "\n".join(lines)
     for n, (m, reader) in enumerate(readers):

@@ -167,3 +167,27 @@ def test_install_into_a_fresh_venv_then_init_and_build(tmp_path: Path) -> None:
         ).stdout
     )
     assert (project / "generated" / "server" / "project_api" / "models.py").is_file()
+
+
+def test_init_after_a_zero_config_build_keeps_its_package_names(tmp_path: Path) -> None:
+    """The README's order: a build with no configuration, then init: nothing is renamed."""
+    write(tmp_path / "spec" / "openapi.yaml", PETSTORE)
+    code, out = run_in(tmp_path, "build")
+    assert code == 0, out
+    code, out = run_in(tmp_path, "init")
+    assert code == 0, out
+    settings = tomllib.loads((tmp_path / "pyproject.toml").read_text())["tool"]["spec-gen"]
+    assert (settings["server-package"], settings["client-package"]) == ("api_server", "api_client")
+    code, out = run_in(tmp_path, "build")
+    assert code == 0 and "0 added, 0 changed, 0 removed" in out, out
+
+
+def test_typecheck_without_mypy_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path / "openapi.yaml", PETSTORE)
+    monkeypatch.setitem(sys.modules, "mypy", None)  # what Python does for a blocked import
+    code, out = run_in(tmp_path, "build", "--spec", "openapi.yaml", "--typecheck")
+    assert code == 2, out
+    assert "pip install mypy" in out
+    assert not (tmp_path / "generated").exists()  # refused before building anything

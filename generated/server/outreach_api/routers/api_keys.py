@@ -36,6 +36,7 @@ def create_router(impl: ApiKeysApi[ContextT], context: ContextProvider[ContextT]
         summary="Create an API key",
         status_code=201,
         response_model=ApiKeyCreatedResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def create_api_key(
         ctx: Annotated[Any, Depends(context(OPERATIONS["create_api_key"]))],

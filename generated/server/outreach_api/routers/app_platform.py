@@ -22,6 +22,7 @@ def create_router(impl: AppPlatformApi[ContextT], context: ContextProvider[Conte
         summary="Exchange an identity-provider session for an app token",
         status_code=200,
         response_model=AppTokenResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def exchange_app_session(
         ctx: Annotated[Any, Depends(context(OPERATIONS["exchange_app_session"]))],
@@ -41,6 +42,7 @@ def create_router(impl: AppPlatformApi[ContextT], context: ContextProvider[Conte
         summary="Mint a service token",
         status_code=200,
         response_model=AppTokenResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def mint_service_token(
         ctx: Annotated[Any, Depends(context(OPERATIONS["mint_service_token"]))],

@@ -71,6 +71,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
         summary="Create a contact",
         status_code=201,
         response_model=ContactResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def create_contact(
         ctx: Annotated[Any, Depends(context(OPERATIONS["create_contact"]))],
@@ -235,6 +236,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
         summary="Fetch contacts",
         status_code=200,
         response_model=ContactListResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def fetch_contacts(
         ctx: Annotated[Any, Depends(context(OPERATIONS["fetch_contacts"]))],
@@ -256,6 +258,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
         summary="Get profile pictures",
         status_code=200,
         response_model=ProfilePicturesResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def get_profile_pictures(
         ctx: Annotated[Any, Depends(context(OPERATIONS["get_profile_pictures"]))],
@@ -273,6 +276,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
         summary="Get the column values of a record",
         status_code=200,
         response_model=ColumnValuesResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def get_column_values(
         ctx: Annotated[Any, Depends(context(OPERATIONS["get_column_values"]))],
@@ -290,6 +294,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
         summary="Update contacts in bulk",
         status_code=200,
         response_model=BulkUpdateResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def bulk_update_contacts(
         ctx: Annotated[Any, Depends(context(OPERATIONS["bulk_update_contacts"]))],
@@ -307,6 +312,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
         summary="Assign an owner to contacts",
         status_code=200,
         response_model=AssignOwnerResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def assign_contact_owner(
         ctx: Annotated[Any, Depends(context(OPERATIONS["assign_contact_owner"]))],
@@ -324,6 +330,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
         summary="Add filtered contacts to a list",
         status_code=200,
         response_model=MergeFilteredResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def merge_filtered_contacts(
         ctx: Annotated[Any, Depends(context(OPERATIONS["merge_filtered_contacts"]))],
@@ -345,6 +352,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
         summary="Withdraw contacts from sequences",
         status_code=200,
         response_model=WithdrawFromSequencesResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def withdraw_contacts_from_sequences(
         ctx: Annotated[Any, Depends(context(OPERATIONS["withdraw_contacts_from_sequences"]))],
@@ -362,6 +370,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
         summary="Verify contact email addresses",
         status_code=200,
         response_model=VerifyEmailResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def verify_contact_emails(
         ctx: Annotated[Any, Depends(context(OPERATIONS["verify_contact_emails"]))],
@@ -383,6 +392,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
         summary="Verify contact email addresses asynchronously",
         status_code=202,
         response_model=AsyncVerifyEmailResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def verify_contact_emails_async(
         ctx: Annotated[Any, Depends(context(OPERATIONS["verify_contact_emails_async"]))],
@@ -400,6 +410,7 @@ def create_router(impl: ContactsApi[ContextT], context: ContextProvider[ContextT
         summary="Unlock withheld contact details",
         status_code=200,
         response_model=UnlockInfoResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def unlock_contact_info(
         ctx: Annotated[Any, Depends(context(OPERATIONS["unlock_contact_info"]))],

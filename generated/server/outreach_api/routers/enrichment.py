@@ -26,6 +26,7 @@ def create_router(impl: EnrichmentApi[ContextT], context: ContextProvider[Contex
         summary="Verify one email address",
         status_code=200,
         response_model=EmailAddressVerificationResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def verify_email_address(
         ctx: Annotated[Any, Depends(context(OPERATIONS["verify_email_address"]))],

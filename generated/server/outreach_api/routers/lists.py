@@ -41,6 +41,7 @@ def create_router(impl: ListsApi[ContextT], context: ContextProvider[ContextT]) 
         summary="Create a list",
         status_code=201,
         response_model=ListRecordResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def create_list(
         ctx: Annotated[Any, Depends(context(OPERATIONS["create_list"]))],

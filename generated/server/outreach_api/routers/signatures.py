@@ -22,6 +22,7 @@ def create_router(impl: SignaturesApi[ContextT], context: ContextProvider[Contex
         summary="Push a mailbox signature",
         status_code=200,
         response_model=DeploymentOutcomeResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def push_mailbox_signature(
         ctx: Annotated[Any, Depends(context(OPERATIONS["push_mailbox_signature"]))],

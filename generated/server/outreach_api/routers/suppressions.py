@@ -74,6 +74,7 @@ def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[Cont
         summary="Suppress a contact",
         status_code=200,
         response_model=SuppressActionResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def suppress_contact(
         ctx: Annotated[Any, Depends(context(OPERATIONS["suppress_contact"]))],
@@ -96,6 +97,7 @@ def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[Cont
         summary="Unsuppress a contact",
         status_code=200,
         response_model=UnsuppressActionResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def unsuppress_contact(
         ctx: Annotated[Any, Depends(context(OPERATIONS["unsuppress_contact"]))],
@@ -118,6 +120,7 @@ def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[Cont
         summary="Suppress contacts in bulk",
         status_code=200,
         response_model=BulkSuppressResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def bulk_add_suppressions(
         ctx: Annotated[Any, Depends(context(OPERATIONS["bulk_add_suppressions"]))],
@@ -135,6 +138,7 @@ def create_router(impl: SuppressionsApi[ContextT], context: ContextProvider[Cont
         summary="Reinstate suppressed contacts",
         status_code=200,
         response_model=BulkReinstateResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def reinstate_suppressions(
         ctx: Annotated[Any, Depends(context(OPERATIONS["reinstate_suppressions"]))],

@@ -62,6 +62,7 @@ def create_router(impl: WebhooksApi[ContextT], context: ContextProvider[ContextT
         summary="Create a webhook",
         status_code=201,
         response_model=WebhookWithSecretResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def create_webhook(
         ctx: Annotated[Any, Depends(context(OPERATIONS["create_webhook"]))],
@@ -114,6 +115,7 @@ def create_router(impl: WebhooksApi[ContextT], context: ContextProvider[ContextT
         summary="Update a webhook",
         status_code=200,
         response_model=WebhookResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def update_webhook(
         ctx: Annotated[Any, Depends(context(OPERATIONS["update_webhook"]))],

@@ -5,7 +5,8 @@
 the operation declares and the model of its error body. `StrictContract` is an ASGI
 middleware: when an operation answers a status it does not declare, or an error body that
 does not match the declared schema, it replaces the answer with a 500 and logs the operation,
-the status and the reason (logger `composition_api.contract`). Turn it on in tests and staging:
+the status and the reason (logger `composition_api.contract`). Implied, declared or not: a
+401 of an operation the spec secures, a 415 of an operation with a request body. Turn it on in tests and staging:
 together with the type checker binding handlers to the interfaces, a spec edit cannot drift
 from the implementation unseen. Answers of no operation (unknown paths, a method the path
 does not have) and 5xx answers pass untouched.
@@ -18,6 +19,8 @@ from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+
+from .security import REQUIREMENTS
 
 log = logging.getLogger("composition_api.contract")
 
@@ -58,6 +61,18 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
 )
 
 
+# operations with a request body: a 415 for another media type is implied by its content
+WITH_BODY: frozenset[str] = frozenset(
+    {
+        "create_node",
+        "create_shape",
+        "create_account",
+        "echo_value",
+        "create_circle",
+    }
+)
+
+
 def declared_key(operation_id: str, status: int) -> str | None:
     """The declared response entry answering `status` (exact, then range, then default)."""
     declared = DECLARED_RESPONSES.get(operation_id, {})
@@ -70,6 +85,10 @@ def declared_key(operation_id: str, status: int) -> str | None:
 def contract_violation(operation_id: str, status: int, body: bytes) -> str | None:
     """Why `status` with `body` breaks the contract of `operation_id`, or None when it keeps it."""
     key = declared_key(operation_id, status)
+    if key is None and status == 401 and operation_id in REQUIREMENTS:
+        return None  # a secured operation's refusal of missing or bad credentials: implied
+    if key is None and status == 415 and operation_id in WITH_BODY:
+        return None  # a body sent as a media type the operation does not read: implied
     if key is None:
         return f"status {status} is not declared"
     model = DECLARED_RESPONSES[operation_id][key]

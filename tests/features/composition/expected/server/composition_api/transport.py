@@ -168,6 +168,22 @@ def unsupported(content_type: str, accepted: tuple[str, ...]) -> HTTPException:
     )
 
 
+def json_body(accepted: str) -> Callable[[Request], Coroutine[Any, Any, None]]:
+    """A route dependency: a body sent as another media type than the operation's JSON one
+    (a form, `text/plain`) is a 415 naming the accepted type, not a 422 about its content.
+    A request without a Content-Type is read as JSON, as FastAPI does."""
+    accepted_types = (accepted,)
+
+    async def check(request: Request) -> None:
+        content_type = media_type(request)
+        if not content_type or content_type.endswith(("/json", "+json")):
+            return
+        if not matches(content_type, accepted):
+            raise unsupported(content_type, accepted_types)
+
+    return check
+
+
 async def has_body(request: Request) -> bool:
     return bool(await request.body())
 

@@ -22,6 +22,7 @@ def create_router(impl: EventsApi[ContextT], context: ContextProvider[ContextT])
         summary="",
         status_code=201,
         response_model=SubscribeResponse,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def subscribe(
         ctx: Annotated[Any, Depends(context(OPERATIONS["subscribe"]))],

@@ -22,6 +22,7 @@ def create_router(impl: ShapesApi[ContextT], context: ContextProvider[ContextT])
         summary="",
         status_code=201,
         response_model=Node,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def create_node(
         ctx: Annotated[Any, Depends(context(OPERATIONS["create_node"]))],
@@ -39,6 +40,7 @@ def create_router(impl: ShapesApi[ContextT], context: ContextProvider[ContextT])
         summary="",
         status_code=200,
         response_model=Shape,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def create_shape(
         ctx: Annotated[Any, Depends(context(OPERATIONS["create_shape"]))],
@@ -56,6 +58,7 @@ def create_router(impl: ShapesApi[ContextT], context: ContextProvider[ContextT])
         summary="",
         status_code=201,
         response_model=AccountOutput,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def create_account(
         ctx: Annotated[Any, Depends(context(OPERATIONS["create_account"]))],
@@ -73,6 +76,7 @@ def create_router(impl: ShapesApi[ContextT], context: ContextProvider[ContextT])
         summary="",
         status_code=200,
         response_model=Value,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def echo_value(
         ctx: Annotated[Any, Depends(context(OPERATIONS["echo_value"]))],
@@ -90,6 +94,7 @@ def create_router(impl: ShapesApi[ContextT], context: ContextProvider[ContextT])
         summary="",
         status_code=201,
         response_model=Circle,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def create_circle(
         ctx: Annotated[Any, Depends(context(OPERATIONS["create_circle"]))],

@@ -27,6 +27,12 @@ def create_router(impl: AuthApi[ContextT], context: ContextProvider[ContextT]) -
         ctx: Annotated[Any, Depends(context(OPERATIONS["login"]))],
         request: Request,
     ) -> LoginResponse:
+        if transport.media_type(request) and not transport.matches(
+            transport.media_type(request), "application/x-www-form-urlencoded"
+        ):
+            raise transport.unsupported(
+                transport.media_type(request), ("application/x-www-form-urlencoded",)
+            )
         body = await transport.read_form(
             request, LoginRequestForm, lists=("scope",), json_fields=()
         )

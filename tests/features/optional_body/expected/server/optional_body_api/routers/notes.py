@@ -22,6 +22,7 @@ def create_router(impl: NotesApi[ContextT], context: ContextProvider[ContextT]) 
         summary="",
         status_code=200,
         response_model=Note,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def add_note(
         ctx: Annotated[Any, Depends(context(OPERATIONS["add_note"]))],

@@ -53,6 +53,7 @@ def create_router(impl: DefaultApi[ContextT], context: ContextProvider[ContextT]
         summary="",
         status_code=200,
         response_model=Role,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def put_users_id(
         ctx: Annotated[Any, Depends(context(OPERATIONS["put_users_id"]))],
@@ -72,6 +73,7 @@ def create_router(impl: DefaultApi[ContextT], context: ContextProvider[ContextT]
         summary="",
         status_code=200,
         response_model=Profile,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def patch_users_id(
         ctx: Annotated[Any, Depends(context(OPERATIONS["patch_users_id"]))],
@@ -93,6 +95,7 @@ def create_router(impl: DefaultApi[ContextT], context: ContextProvider[ContextT]
         summary="",
         status_code=200,
         response_model=ComExampleThing,
+        dependencies=[Depends(transport.json_body("application/json"))],
     )
     async def post_models_uuid(
         ctx: Annotated[Any, Depends(context(OPERATIONS["post_models_uuid"]))],

@@ -28,6 +28,10 @@ def create_router(impl: FilesApi[ContextT], context: ContextProvider[ContextT]) 
         ctx: Annotated[Any, Depends(context(OPERATIONS["upload_file"]))],
         request: Request,
     ) -> Stored:
+        if transport.media_type(request) and not transport.matches(
+            transport.media_type(request), "multipart/form-data"
+        ):
+            raise transport.unsupported(transport.media_type(request), ("multipart/form-data",))
         body = await transport.read_form(
             request,
             UploadFileRequestMultipart,
@@ -73,6 +77,10 @@ def create_router(impl: FilesApi[ContextT], context: ContextProvider[ContextT]) 
         ctx: Annotated[Any, Depends(context(OPERATIONS["post_note"]))],
         request: Request,
     ) -> Stored:
+        if transport.media_type(request) and not transport.matches(
+            transport.media_type(request), "text/plain"
+        ):
+            raise transport.unsupported(transport.media_type(request), ("text/plain",))
         body = await transport.read_text(request)
         return await impl.post_note(
             ctx,
