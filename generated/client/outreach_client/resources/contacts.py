@@ -634,6 +634,8 @@ class ContactsResource:
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
                 kind="page",
+                page_number=("pagination", "page"),
+                has_more=("pagination", "has_next"),
                 default_limit=50,
             ),
         )
@@ -834,6 +836,8 @@ class ContactsResource:
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
                 kind="page",
+                page_number=("pagination", "page"),
+                has_more=("pagination", "has_next"),
                 default_limit=50,
             ),
         )
@@ -1522,6 +1526,8 @@ class AsyncContactsResource:
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
                 kind="page",
+                page_number=("pagination", "page"),
+                has_more=("pagination", "has_next"),
                 default_limit=50,
             ),
         )
@@ -1722,6 +1728,8 @@ class AsyncContactsResource:
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
                 kind="page",
+                page_number=("pagination", "page"),
+                has_more=("pagination", "has_next"),
                 default_limit=50,
             ),
         )

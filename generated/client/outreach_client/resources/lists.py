@@ -61,6 +61,8 @@ class ListsResource:
             lambda response: ListRecordListResponse.model_validate_json(response.content),
             PageStyle(
                 kind="page",
+                page_number=("pagination", "page"),
+                has_more=("pagination", "has_next"),
                 default_limit=50,
             ),
         )
@@ -181,6 +183,8 @@ class AsyncListsResource:
             lambda response: ListRecordListResponse.model_validate_json(response.content),
             PageStyle(
                 kind="page",
+                page_number=("pagination", "page"),
+                has_more=("pagination", "has_next"),
                 default_limit=50,
             ),
         )

@@ -112,10 +112,7 @@ class SuppressionsResource:
                 security=(("ApiKey",),),
             ),
             lambda response: SuppressionListResponse.model_validate_json(response.content),
-            PageStyle(
-                kind="offset",
-                default_limit=50,
-            ),
+            PageStyle(kind="offset", default_limit=50),
         )
 
     def suppress(
@@ -409,10 +406,7 @@ class AsyncSuppressionsResource:
                 security=(("ApiKey",),),
             ),
             lambda response: SuppressionListResponse.model_validate_json(response.content),
-            PageStyle(
-                kind="offset",
-                default_limit=50,
-            ),
+            PageStyle(kind="offset", default_limit=50),
         )
 
     async def suppress(

@@ -164,6 +164,8 @@ class WebhooksDeliveriesResource:
             lambda response: WebhookDeliveryListResponse.model_validate_json(response.content),
             PageStyle(
                 kind="page",
+                page_number=("pagination", "page"),
+                has_more=("pagination", "has_next"),
                 default_limit=50,
             ),
         )
@@ -221,6 +223,8 @@ class AsyncWebhooksDeliveriesResource:
             lambda response: WebhookDeliveryListResponse.model_validate_json(response.content),
             PageStyle(
                 kind="page",
+                page_number=("pagination", "page"),
+                has_more=("pagination", "has_next"),
                 default_limit=50,
             ),
         )

@@ -24,6 +24,7 @@ from .facts import (
     webhook_signature,
 )
 from .names import client_paths, resource_classes
+from .paging import page_style
 
 IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
 PRIMITIVES = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
@@ -290,22 +291,11 @@ def _data_annotation(api: Api, model: str, known: set[str]) -> str | None:
     return None
 
 
-def _page_style(op: Operation) -> dict[str, Any] | None:
-    if op.pagination not in ("page", "offset"):
-        return None
-    query = {p.name: p for p in op.params if p.location == "query"}
-    style: dict[str, Any] = {"kind": op.pagination}
-    limit = query.get("limit")
-    if limit is not None and isinstance(limit.default, int):
-        style["default_limit"] = limit.default
-    return style
-
-
 def client_op(
     api: Api, op: Operation, known: set[str], table: dict[str, Scheme] | None = None
 ) -> ClientOp:
     model = op.success.model
-    page = _page_style(op)
+    page = page_style(api, op, known)[0] if model else None
     data = _data_annotation(api, model, known) if model else None
     enum = bool(model) and model in api.enum_classes
     raw = client_wire.raw_result(op.success, enum)
@@ -314,8 +304,8 @@ def client_op(
         returns, parse = raw
     elif model is None:
         returns, parse = "None", ""
-    elif page is not None and data and data.startswith("list["):
-        returns, parse = data[5:-1], f"{model}.model_validate_json(response.content)"
+    elif page is not None:
+        returns, parse = page.pop("item"), client_wire.parse_json(model, enum)
     elif data:
         returns, parse = data, f"{model}.model_validate_json(response.content).data"
     else:

@@ -64,6 +64,8 @@ class Request:
     retry_safe: bool = True
     accept: str | None = None
     """The `Accept` header, when the answer has several media types."""
+    url: str | None = None
+    """An absolute URL sent instead of the client's base URL and `path` (a next page's link)."""
 
     def with_query(self, **changes: Any) -> Request:
         return replace(self, query={**self.query, **changes})
@@ -220,7 +222,7 @@ class _RequestBuilder:
             send, content_type = request.body.encode()
             if content_type is not None:
                 headers["Content-Type"] = content_type
-        return request.method, self.root + request.path, params, headers, send
+        return request.method, request.url or self.root + request.path, params, headers, send
 
     def _retries_for(self, request: Request) -> int:
         return self.max_retries if (request.retry_safe or self.retry_unsafe) else 0
