@@ -52,6 +52,13 @@ class ApiKeysResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ApiKeyListResponse.model_validate_json(response.content).data,
         )
@@ -133,6 +140,15 @@ class ApiKeysResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ApiKeyCreatedResponse.model_validate_json(response.content).data,
         )
@@ -170,6 +186,13 @@ class AsyncApiKeysResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ApiKeyListResponse.model_validate_json(response.content).data,
         )
@@ -251,6 +274,15 @@ class AsyncApiKeysResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ApiKeyCreatedResponse.model_validate_json(response.content).data,
         )

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
         FormFields,
         MergeFilteredRequest,
         MergeFilteredResult,
-        ProfilePictureMap,
         ProfilePicturesRequest,
         SearchableField,
         UnlockInfoRequest,
@@ -85,6 +84,15 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 ColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -123,6 +131,14 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -163,6 +179,14 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: SearchableFieldListResponse.model_validate_json(response.content).data,
         )
@@ -197,6 +221,15 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: BaseColumnListResponse.model_validate_json(response.content).data,
         )
@@ -231,6 +264,15 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ColumnNameListResponse.model_validate_json(response.content).data,
         )
@@ -265,6 +307,15 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: FormFieldsResponse.model_validate_json(response.content).data,
         )
@@ -295,6 +346,13 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -339,6 +397,15 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 ColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -377,6 +444,14 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -417,6 +492,14 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: SearchableFieldListResponse.model_validate_json(response.content).data,
         )
@@ -451,6 +534,15 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: BaseColumnListResponse.model_validate_json(response.content).data,
         )
@@ -485,6 +577,15 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ColumnNameListResponse.model_validate_json(response.content).data,
         )
@@ -519,6 +620,15 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: FormFieldsResponse.model_validate_json(response.content).data,
         )
@@ -549,6 +659,13 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -630,6 +747,14 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
@@ -678,6 +803,16 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
         )
@@ -711,6 +846,14 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
         )
@@ -741,6 +884,13 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: DashboardStatsResponse.model_validate_json(response.content).data,
         )
@@ -832,6 +982,16 @@ class ContactsResource:
                     (_wire.MediaType("application/json", "json", model=FetchContactsRequest),),
                 ),
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
@@ -848,7 +1008,7 @@ class ContactsResource:
         *,
         x_target_org_id: str | int | None = None,
         linkedin_urls: Sequence[str],
-    ) -> ProfilePictureMap: ...
+    ) -> builtins.dict[str, str]: ...
 
     @overload
     def profile_pictures(
@@ -856,7 +1016,7 @@ class ContactsResource:
         *,
         x_target_org_id: str | int | None = None,
         body: ProfilePicturesRequest | Mapping[str, Any],
-    ) -> ProfilePictureMap: ...
+    ) -> builtins.dict[str, str]: ...
 
     def profile_pictures(
         self,
@@ -864,7 +1024,7 @@ class ContactsResource:
         x_target_org_id: str | int | None = None,
         body: ProfilePicturesRequest | Mapping[str, Any] | None = None,
         linkedin_urls: Sequence[str] | _wire.Omit = _wire.OMIT,
-    ) -> ProfilePictureMap:
+    ) -> builtins.dict[str, str]:
         """Get profile pictures
 
         POST /api/v1/contacts/profile-pictures
@@ -898,8 +1058,19 @@ class ContactsResource:
                     (_wire.MediaType("application/json", "json", model=ProfilePicturesRequest),),
                 ),
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
-            lambda response: ProfilePicturesResponse.model_validate_json(response.content).data,
+            lambda response: (
+                ProfilePicturesResponse.model_validate_json(response.content).data.root
+            ),
         )
 
     @overload
@@ -965,6 +1136,16 @@ class ContactsResource:
                     (_wire.MediaType("application/json", "json", model=ColumnValuesRequest),),
                 ),
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ColumnValuesResponse.model_validate_json(response.content).data,
         )
@@ -1008,6 +1189,15 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: BulkUpdateResponse.model_validate_json(response.content).data,
         )
@@ -1085,6 +1275,16 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: AssignOwnerResponse.model_validate_json(response.content).data,
         )
@@ -1181,6 +1381,17 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "409": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: MergeFilteredResponse.model_validate_json(response.content).data,
         )
@@ -1259,6 +1470,15 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 WithdrawFromSequencesResponse.model_validate_json(response.content).data
@@ -1311,6 +1531,17 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: VerifyEmailResponse.model_validate_json(response.content).data,
         )
@@ -1391,6 +1622,17 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: AsyncVerifyEmailResponse.model_validate_json(response.content).data,
         )
@@ -1471,6 +1713,17 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: UnlockInfoResponse.model_validate_json(response.content).data,
         )
@@ -1522,6 +1775,14 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
@@ -1570,6 +1831,16 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
         )
@@ -1603,6 +1874,14 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
         )
@@ -1633,6 +1912,13 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: DashboardStatsResponse.model_validate_json(response.content).data,
         )
@@ -1724,6 +2010,16 @@ class AsyncContactsResource:
                     (_wire.MediaType("application/json", "json", model=FetchContactsRequest),),
                 ),
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
@@ -1740,7 +2036,7 @@ class AsyncContactsResource:
         *,
         x_target_org_id: str | int | None = None,
         linkedin_urls: Sequence[str],
-    ) -> ProfilePictureMap: ...
+    ) -> builtins.dict[str, str]: ...
 
     @overload
     async def profile_pictures(
@@ -1748,7 +2044,7 @@ class AsyncContactsResource:
         *,
         x_target_org_id: str | int | None = None,
         body: ProfilePicturesRequest | Mapping[str, Any],
-    ) -> ProfilePictureMap: ...
+    ) -> builtins.dict[str, str]: ...
 
     async def profile_pictures(
         self,
@@ -1756,7 +2052,7 @@ class AsyncContactsResource:
         x_target_org_id: str | int | None = None,
         body: ProfilePicturesRequest | Mapping[str, Any] | None = None,
         linkedin_urls: Sequence[str] | _wire.Omit = _wire.OMIT,
-    ) -> ProfilePictureMap:
+    ) -> builtins.dict[str, str]:
         """Get profile pictures
 
         POST /api/v1/contacts/profile-pictures
@@ -1790,8 +2086,19 @@ class AsyncContactsResource:
                     (_wire.MediaType("application/json", "json", model=ProfilePicturesRequest),),
                 ),
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
-            lambda response: ProfilePicturesResponse.model_validate_json(response.content).data,
+            lambda response: (
+                ProfilePicturesResponse.model_validate_json(response.content).data.root
+            ),
         )
 
     @overload
@@ -1857,6 +2164,16 @@ class AsyncContactsResource:
                     (_wire.MediaType("application/json", "json", model=ColumnValuesRequest),),
                 ),
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ColumnValuesResponse.model_validate_json(response.content).data,
         )
@@ -1900,6 +2217,15 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: BulkUpdateResponse.model_validate_json(response.content).data,
         )
@@ -1977,6 +2303,16 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: AssignOwnerResponse.model_validate_json(response.content).data,
         )
@@ -2073,6 +2409,17 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "409": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: MergeFilteredResponse.model_validate_json(response.content).data,
         )
@@ -2151,6 +2498,15 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 WithdrawFromSequencesResponse.model_validate_json(response.content).data
@@ -2203,6 +2559,17 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: VerifyEmailResponse.model_validate_json(response.content).data,
         )
@@ -2283,6 +2650,17 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: AsyncVerifyEmailResponse.model_validate_json(response.content).data,
         )
@@ -2363,6 +2741,17 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: UnlockInfoResponse.model_validate_json(response.content).data,
         )

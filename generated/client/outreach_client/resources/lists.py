@@ -57,6 +57,14 @@ class ListsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ListRecordListResponse.model_validate_json(response.content),
             PageStyle(
@@ -132,6 +140,15 @@ class ListsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ListRecordResponse.model_validate_json(response.content).data,
         )
@@ -179,6 +196,14 @@ class AsyncListsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ListRecordListResponse.model_validate_json(response.content),
             PageStyle(
@@ -254,6 +279,15 @@ class AsyncListsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ListRecordResponse.model_validate_json(response.content).data,
         )

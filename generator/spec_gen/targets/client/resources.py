@@ -73,6 +73,7 @@ class ClientOp:
     stream_method: str | None = None  # `<method>_stream`: the answer read incrementally
     body_type: str | None = None  # `body=`'s precise union / sequence type, when it has one
     body_enums: frozenset[str] = frozenset()  # body models that are enum classes
+    errors: dict[str, str] = field(default_factory=dict)  # status -> its error model class
 
     @property
     def accepts(self) -> tuple[str, ...]:
@@ -291,6 +292,41 @@ def _data_annotation(api: Api, model: str, known: set[str]) -> str | None:
     return None
 
 
+WRAPPERS = ("$ref", "enum", "const", "oneOf", "anyOf", "allOf", "not", "if", "properties")
+
+
+def _element(node: Any, known: set[str]) -> str:
+    """The Python type of a list item or map value: its class, a plain primitive, or Any."""
+    name = schema_ref_name(node)
+    if name:
+        return name if name in known else "Any"
+    if not isinstance(node, dict) or any(k in node for k in (*WRAPPERS, "format")):
+        return "Any"
+    return PRIMITIVES.get(str(node.get("type")), "Any")
+
+
+def plain_answer(api: Api, model: str, known: set[str]) -> str | None:
+    """The Python type an answer whose class is a pydantic `RootModel` is handed back as (its
+    `.root`): `list[...]` for an array, `dict[str, ...]` for a map, the type of a primitive."""
+    schema = api.schemas.get(model)
+    if not isinstance(schema, dict) or any(k in schema for k in WRAPPERS):
+        return None
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    nullable = " | None" if "null" in kinds else ""
+    kinds = [k for k in kinds if k != "null"]
+    if len(kinds) != 1:
+        return None
+    if kinds[0] == "array" and "prefixItems" not in schema:
+        return f"list[{_element(schema.get('items') or {}, known)}]{nullable}"
+    extra = schema.get("additionalProperties")
+    if kinds[0] == "object" and isinstance(extra, dict) and "patternProperties" not in schema:
+        return f"dict[str, {_element(extra, known)}]{nullable}"
+    if kinds[0] in PRIMITIVES and "format" not in schema:
+        return PRIMITIVES[kinds[0]] + nullable
+    return None
+
+
 def client_op(
     api: Api, op: Operation, known: set[str], table: dict[str, Scheme] | None = None
 ) -> ClientOp:
@@ -306,8 +342,12 @@ def client_op(
         returns, parse = "None", ""
     elif page is not None:
         returns, parse = page.pop("item"), client_wire.parse_json(model, enum)
+    elif data and data in known and (plain := plain_answer(api, data, known)):
+        returns, parse = plain, f"{model}.model_validate_json(response.content).data.root"
     elif data:
         returns, parse = data, f"{model}.model_validate_json(response.content).data"
+    elif not enum and (plain := plain_answer(api, model, known)):
+        returns, parse = plain, f"{model}.model_validate_json(response.content).root"
     else:
         page = None
         returns, parse = model, client_wire.parse_json(model, enum)
@@ -319,8 +359,22 @@ def client_op(
     body_enums = frozenset(
         m.model for m in client_wire.body_media(op.body) if m.model and m.model in api.enum_classes
     )
+    errors = {
+        r.status: r.model
+        for r in op.responses
+        if not r.is_success and r.model in known and r.model not in api.enum_classes
+    }
     return ClientOp(
-        op, returns, parse, body_model, safe, token, page, token_scheme, body_enums=body_enums
+        op,
+        returns,
+        parse,
+        body_model,
+        safe,
+        token,
+        page,
+        token_scheme,
+        body_enums=body_enums,
+        errors=errors,
     )
 
 

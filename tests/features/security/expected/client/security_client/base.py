@@ -65,6 +65,8 @@ class Request:
     retry_safe: bool = True
     accept: str | None = None
     """The `Accept` header, when the answer has several media types."""
+    errors: Mapping[str, str] = field(default_factory=dict)
+    """Status (`404`, `4XX`, `default`) -> the model class of that error answer."""
     url: str | None = None
     """An absolute URL sent instead of the client's base URL and `path` (a next page's link)."""
 
@@ -278,6 +280,7 @@ class _RequestBuilder:
         retries: int,
         response: httpx.Response | None,
         failure: httpx.TransportError | None,
+        errors: Mapping[str, str] | None = None,
     ) -> float | None:
         """After one attempt: None on success, else the delay before the next try; raises the
         typed error when there is no retry left or the outcome is not retryable."""
@@ -291,7 +294,7 @@ class _RequestBuilder:
         if delay is not None:
             return delay
         if response is not None:
-            raise error_for(response)
+            raise error_for(response, errors)
         assert failure is not None
         raise _transport_error(failure) from failure
 
@@ -347,7 +350,7 @@ class SyncAPIClient(_RequestBuilder):
                 finally:
                     response.close()
             try:
-                delay = self._settle(slot, attempt, retries, response, failure)
+                delay = self._settle(slot, attempt, retries, response, failure, request.errors)
             except BaseException:
                 if response is not None:
                     response.close()
@@ -408,7 +411,7 @@ class AsyncAPIClient(_RequestBuilder):
                 finally:
                     await response.aclose()
             try:
-                delay = self._settle(slot, attempt, retries, response, failure)
+                delay = self._settle(slot, attempt, retries, response, failure, request.errors)
             except BaseException:
                 if response is not None:
                     await response.aclose()

@@ -4,8 +4,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel
-from pydantic import Field as Field_aliased
+from pydantic import BaseModel, Field
 
 
 class ResponseModelRole(StrEnum):
@@ -15,5 +14,5 @@ class ResponseModelRole(StrEnum):
 
 class ResponseModel(BaseModel):
     role: ResponseModelRole
-    Field: str | None = None
-    import_: Annotated[int | None, Field_aliased(alias="import")] = None
+    field: Annotated[str | None, Field(alias="Field")] = None
+    import_: Annotated[int | None, Field(alias="import")] = None
