@@ -26,6 +26,7 @@ from .facts import (
 from .names import client_paths, resource_classes
 from .paging import page_style
 
+IDEMPOTENCY = "idempotency-key"  # the header (any case) that makes a call safe to retry
 IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
 PRIMITIVES = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
 
@@ -74,6 +75,7 @@ class ClientOp:
     body_type: str | None = None  # `body=`'s precise union / sequence type, when it has one
     body_enums: frozenset[str] = frozenset()  # body models that are enum classes
     errors: dict[str, str] = field(default_factory=dict)  # status -> its error model class
+    idempotency_header: str | None = None  # a declared Idempotency-Key header (any case)
 
     @property
     def accepts(self) -> tuple[str, ...]:
@@ -352,7 +354,13 @@ def client_op(
         page = None
         returns, parse = model, client_wire.parse_json(model, enum)
     tier = op.tier
-    safe = tier != "billable" and (op.method in IDEMPOTENT_METHODS or tier == "read")
+    idempotency = next(
+        (p.name for p in op.params if p.location == "header" and p.name.lower() == IDEMPOTENCY),
+        None,
+    )
+    safe = bool(idempotency) or (
+        tier != "billable" and (op.method in IDEMPOTENT_METHODS or tier == "read")
+    )
     own = token_param(api, op, table if table is not None else schemes(api, ""))
     token, token_scheme = own if own else (None, None)
     body_model = op.body.model if op.body else None
@@ -375,6 +383,7 @@ def client_op(
         token_scheme,
         body_enums=body_enums,
         errors=errors,
+        idempotency_header=idempotency,
     )
 
 
@@ -432,6 +441,7 @@ def render_client(
         f"{pkg}/py.typed": "",
         f"{pkg}/__init__.py": target.render("client/__init__.py.j2", **ctx),
         f"{pkg}/errors.py": target.render("client/errors.py.j2", **ctx),
+        f"{pkg}/_enums.py": target.render("client/_enums.py.j2", **ctx),
         f"{pkg}/wire.py": target.render("client/wire.py.j2", **ctx),
         f"{pkg}/pacing.py": target.render("client/pacing.py.j2", **ctx),
         f"{pkg}/auth.py": target.render("client/auth.py.j2", **ctx),

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import functools
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, ParamSpec, TypeVar, cast
 
+from ._enums import read_answer
 from ._http import httpx
 from .auth import PRIMARY_CREDENTIAL, authenticate
 from .errors import APIConnectionError, APIError, APIStatusError, APITimeoutError, error_for
@@ -64,6 +66,9 @@ class Request:
     retry_safe: bool = True
     accept: str | None = None
     """The `Accept` header, when the answer has several media types."""
+    idempotency_header: str | None = None
+    """A declared `Idempotency-Key` header: a fresh key per call unless given, the same on
+    every retry of that call (which makes the call safe to retry)."""
     errors: Mapping[str, str] = field(default_factory=dict)
     """Status (`404`, `4XX`, `default`) -> the model class of that error answer."""
     url: str | None = None
@@ -100,7 +105,7 @@ class APIResponse(Generic[T]):
         return self.http_response.json()
 
     def parse(self) -> T:
-        return self._parser(self.http_response)
+        return read_answer(self._parser, self.http_response)
 
 
 _RAW: ContextVar[bool] = ContextVar("safe_names_client_raw_response", default=False)
@@ -202,6 +207,10 @@ class _RequestBuilder:
         if request.accept:
             headers["Accept"] = request.accept
         headers.update({k: scalar(v) for k, v in drop_none(request.headers).items()})
+        if request.idempotency_header and request.headers.get(request.idempotency_header) is None:
+            headers[request.idempotency_header] = str(
+                uuid.uuid4()
+            )  # once per call, kept on retries
         cookie = cookie_header(request.cookies)
         if cookie:
             headers["Cookie"] = cookie
@@ -267,7 +276,7 @@ class _RequestBuilder:
             raw = APIResponse(response, parser)
             raw.retries_taken = retries
             return cast(T, raw)
-        return parser(response)
+        return read_answer(parser, response)
 
 
 class SyncAPIClient(_RequestBuilder):

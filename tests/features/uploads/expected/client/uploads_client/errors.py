@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._enums import open_validate
+
 if TYPE_CHECKING:
     import httpx
 
@@ -182,7 +184,7 @@ def typed_body(response: httpx.Response, data: Any, models: Mapping[str, str]) -
     if validate is None:
         return data
     try:
-        return validate(data)
+        return open_validate(validate, data)
     except ValueError:  # pydantic's ValidationError: the answer does not fit its declaration
         return data
 

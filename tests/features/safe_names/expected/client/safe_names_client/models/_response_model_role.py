@@ -6,10 +6,16 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
+from .._enums import open_member
+
 
 class ResponseModelRole(StrEnum):
     ADMIN = "admin"
     MEMBER = "member"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
 
 
 class ResponseModel(BaseModel):
