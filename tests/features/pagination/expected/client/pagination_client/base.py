@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -208,6 +207,8 @@ class _RequestBuilder:
             headers["Accept"] = request.accept
         headers.update({k: scalar(v) for k, v in drop_none(request.headers).items()})
         if request.idempotency_header and request.headers.get(request.idempotency_header) is None:
+            import uuid  # noqa: PLC0415 (only calls that declare the header pay its import)
+
             headers[request.idempotency_header] = str(
                 uuid.uuid4()
             )  # once per call, kept on retries
