@@ -118,7 +118,7 @@ async def exercise(server: OutreachServer, client: Any, other: Any, run: Adapter
     values = await run(client.contacts.column_values(body={"list_id": list_id, "record_id": first}))
     assert values is not None
     pictures = await run(client.contacts.profile_pictures(body={"linkedin_urls": [DEMO_LINKEDIN]}))
-    assert DEMO_LINKEDIN in pictures.root
+    assert isinstance(pictures, dict) and DEMO_LINKEDIN in pictures
     updated = await run(client.contacts.bulk_update(body=[{"id": first, "job_title": "Engineer"}]))
     assert (updated.updated, updated.failed, updated.errors) == (1, 0, [])
     assert (await run(client.contacts.get(contact_id=first))).job_title == "Engineer"

@@ -58,7 +58,7 @@ def test_colliding_field_names_each_reach_their_place(base_url: str, default: De
         "id": 42, "body": "field text", "class": "c", "self": True, "displayName": "Ada",
         "tags": ["red"], "rank": None,
     }  # fmt: skip
-    assert profile.displayName == "Ada"
+    assert profile.display_name == "Ada"  # snake_case attribute, wire name kept
     client.default.patch_users_id(1, id_2=1, display_name="B")
     assert set(sent[-1].read().decode().strip("{}").replace('"', "").split(",")) == {
         "id:1",
@@ -83,7 +83,7 @@ def test_body_and_fields_are_exclusive_and_required_fields_required(base_url: st
     assert "displayName" in str(caught.value) and "tags.0" in str(caught.value)
     assert sent == []  # nothing reached the server
     whole = client.default.patch_users_id(1, body={"id": 1, "displayName": "Whole"})
-    assert whole.displayName == "Whole"
+    assert whole.display_name == "Whole"
 
 
 def test_async_client_takes_the_same_keywords(base_url: str, default: Default) -> None:
@@ -94,7 +94,7 @@ def test_async_client_takes_the_same_keywords(base_url: str, default: Default) -
         finally:
             await client.close()
 
-    assert asyncio.run(go()).displayName == "Async"
+    assert asyncio.run(go()).display_name == "Async"
     assert default.seen[-1]["id_"] == 3
 
 

@@ -162,7 +162,7 @@ def test_every_parameter_style_arrives_as_sent() -> None:
             point=m.FindItemsPoint(x=1, y=2),
             box=m.FindItemsBox(w=3, h=4),
         )
-        assert client.items.get_tile([3, 5, 8]).root == [3, 5, 8]
+        assert client.items.get_tile([3, 5, 8]) == [3, 5, 8]  # an array answer is a list
     seen = items.seen
     assert seen["kind"].value == "disc" and seen["ref"].root == 42
     assert seen["session"] == "s 1" and seen["theme"] == "light"

@@ -97,7 +97,7 @@ from pydantic import ValidationError
 found = {}
 seat = Seat.model_validate({"seatClass": "business", "row": 3})
 found["row"] = seat.root.row
-found["class"] = seat.root.seatClass.value
+found["class"] = seat.root.seat_class.value
 try:
     Seat.model_validate({"seatClass": "business"})
 except ValidationError:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._enums import open_member
 from ._filter_model import FilterModel
 
 
@@ -16,6 +17,10 @@ class ConflictResolution(StrEnum):
 
     SKIP = "skip"
     ADD = "add"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
 
 
 class MergeFilteredRequest(BaseModel):

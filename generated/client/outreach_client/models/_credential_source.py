@@ -5,6 +5,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from .._enums import open_member
+
 
 class CredentialSource(StrEnum):
     """
@@ -13,6 +15,10 @@ class CredentialSource(StrEnum):
 
     SYSTEM = "system"
     BYOK = "byok"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
 
 
 class ProviderDetail(BaseModel):

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, RootModel
 
+from .._enums import open_member
 from ._pagination import Pagination
 from ._webhook_event_kind import WebhookEventKind
 
@@ -18,6 +19,10 @@ class DeliveryStatus(StrEnum):
     SUCCESS = "success"
     FAILED = "failed"
     PENDING = "pending"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
 
 
 class CompletedAt(RootModel[str]):

@@ -5,6 +5,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+from .._enums import open_member
+
 
 class ListType(StrEnum):
     """
@@ -16,6 +18,10 @@ class ListType(StrEnum):
     SUPPRESSIONS = "suppressions"
     DEALS = "deals"
     LEADS = "leads"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
 
 
 class ListRecord(BaseModel):

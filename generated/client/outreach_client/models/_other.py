@@ -6,6 +6,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, RootModel
 
+from .._enums import open_member
+
 
 class Error(BaseModel):
     """
@@ -57,6 +59,10 @@ class EntityType(StrEnum):
 
     CONTACT = "contact"
     COMPANY = "company"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
 
 
 class ValidationError(BaseModel):

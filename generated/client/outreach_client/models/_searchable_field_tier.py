@@ -5,6 +5,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from .._enums import open_member
+
 
 class SearchableFieldTier(StrEnum):
     """
@@ -14,6 +16,10 @@ class SearchableFieldTier(StrEnum):
     FAST = "fast"
     TEXT_SEARCH = "text_search"
     FULL_SCAN = "full_scan"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
 
 
 class SearchableField(BaseModel):

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .._enums import open_member
+
 
 class SuppressionCategory(StrEnum):
     """
@@ -12,3 +14,7 @@ class SuppressionCategory(StrEnum):
     CONTACT_INITIATED = "contact_initiated"
     ORG_INITIATED = "org_initiated"
     SYSTEM = "system"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)

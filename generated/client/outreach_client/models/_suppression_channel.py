@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .._enums import open_member
+
 
 class SuppressionChannel(StrEnum):
     """
@@ -13,3 +15,7 @@ class SuppressionChannel(StrEnum):
     EMAIL = "email"
     PHONE = "phone"
     LINKEDIN = "linkedin"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)

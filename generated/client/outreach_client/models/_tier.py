@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .._enums import open_member
+
 
 class Tier(StrEnum):
     """
@@ -13,6 +15,10 @@ class Tier(StrEnum):
     WRITE = "write"
     BILLABLE = "billable"
 
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
+
 
 class ApiKeyMode(StrEnum):
     """
@@ -21,3 +27,7 @@ class ApiKeyMode(StrEnum):
 
     LIVE = "live"
     TEST = "test"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .._enums import open_member
+
 
 class WebhookEventKind(StrEnum):
     """
@@ -22,3 +24,7 @@ class WebhookEventKind(StrEnum):
     COMPANY_ENRICHED = "company.enriched"
     PERSON_ENRICHED = "person.enriched"
     COMPANY_INTELLIGENCE_COMPLETED = "company_intelligence.completed"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)

@@ -53,6 +53,13 @@ class ApiKeysResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ApiKeyListResponse.model_validate_json(response.content).data,
         )
@@ -136,6 +143,16 @@ class ApiKeysResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ApiKeyCreatedResponse.model_validate_json(response.content).data,
         )
@@ -174,6 +191,13 @@ class AsyncApiKeysResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ApiKeyListResponse.model_validate_json(response.content).data,
         )
@@ -257,6 +281,16 @@ class AsyncApiKeysResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ApiKeyCreatedResponse.model_validate_json(response.content).data,
         )

@@ -90,6 +90,17 @@ class AppPlatformResource:
                 if identity_provider_principal_token is None
                 else {"IdentityProviderPrincipal": identity_provider_principal_token},
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
         )
@@ -151,6 +162,16 @@ class AppPlatformResource:
                     (_wire.MediaType("application/json", "json", model=ServiceTokenRequest),),
                 ),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
         )
@@ -250,6 +271,17 @@ class AsyncAppPlatformResource:
                 if identity_provider_principal_token is None
                 else {"IdentityProviderPrincipal": identity_provider_principal_token},
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
         )
@@ -311,6 +343,16 @@ class AsyncAppPlatformResource:
                     (_wire.MediaType("application/json", "json", model=ServiceTokenRequest),),
                 ),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: AppTokenResponse.model_validate_json(response.content).data,
         )

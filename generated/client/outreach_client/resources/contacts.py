@@ -36,7 +36,6 @@ if TYPE_CHECKING:
         FormFields,
         MergeFilteredRequest,
         MergeFilteredResult,
-        ProfilePictureMap,
         ProfilePicturesRequest,
         SearchableField,
         UnlockInfoRequest,
@@ -85,6 +84,15 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 ColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -123,6 +131,14 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -163,6 +179,14 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: SearchableFieldListResponse.model_validate_json(response.content).data,
         )
@@ -197,6 +221,15 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: BaseColumnListResponse.model_validate_json(response.content).data,
         )
@@ -231,6 +264,15 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ColumnNameListResponse.model_validate_json(response.content).data,
         )
@@ -265,6 +307,15 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: FormFieldsResponse.model_validate_json(response.content).data,
         )
@@ -295,6 +346,13 @@ class ContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -339,6 +397,15 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 ColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -377,6 +444,14 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -417,6 +492,14 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: SearchableFieldListResponse.model_validate_json(response.content).data,
         )
@@ -451,6 +534,15 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: BaseColumnListResponse.model_validate_json(response.content).data,
         )
@@ -485,6 +577,15 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ColumnNameListResponse.model_validate_json(response.content).data,
         )
@@ -519,6 +620,15 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: FormFieldsResponse.model_validate_json(response.content).data,
         )
@@ -549,6 +659,13 @@ class AsyncContactsSchemaResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 CustomColumnDefinitionListResponse.model_validate_json(response.content).data
@@ -630,10 +747,20 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
                 kind="page",
+                page_number=("pagination", "page"),
+                has_more=("pagination", "has_next"),
                 default_limit=50,
             ),
         )
@@ -676,6 +803,17 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
         )
@@ -709,6 +847,14 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
         )
@@ -739,6 +885,13 @@ class ContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: DashboardStatsResponse.model_validate_json(response.content).data,
         )
@@ -830,10 +983,23 @@ class ContactsResource:
                     (_wire.MediaType("application/json", "json", model=FetchContactsRequest),),
                 ),
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
                 kind="page",
+                page_number=("pagination", "page"),
+                has_more=("pagination", "has_next"),
                 default_limit=50,
             ),
         )
@@ -844,7 +1010,7 @@ class ContactsResource:
         *,
         x_target_org_id: str | int | None = None,
         linkedin_urls: Sequence[str],
-    ) -> ProfilePictureMap: ...
+    ) -> builtins.dict[str, str]: ...
 
     @overload
     def profile_pictures(
@@ -852,7 +1018,7 @@ class ContactsResource:
         *,
         x_target_org_id: str | int | None = None,
         body: ProfilePicturesRequest | Mapping[str, Any],
-    ) -> ProfilePictureMap: ...
+    ) -> builtins.dict[str, str]: ...
 
     def profile_pictures(
         self,
@@ -860,7 +1026,7 @@ class ContactsResource:
         x_target_org_id: str | int | None = None,
         body: ProfilePicturesRequest | Mapping[str, Any] | None = None,
         linkedin_urls: Sequence[str] | _wire.Omit = _wire.OMIT,
-    ) -> ProfilePictureMap:
+    ) -> builtins.dict[str, str]:
         """Get profile pictures
 
         POST /api/v1/contacts/profile-pictures
@@ -894,8 +1060,20 @@ class ContactsResource:
                     (_wire.MediaType("application/json", "json", model=ProfilePicturesRequest),),
                 ),
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
-            lambda response: ProfilePicturesResponse.model_validate_json(response.content).data,
+            lambda response: (
+                ProfilePicturesResponse.model_validate_json(response.content).data.root
+            ),
         )
 
     @overload
@@ -961,6 +1139,17 @@ class ContactsResource:
                     (_wire.MediaType("application/json", "json", model=ColumnValuesRequest),),
                 ),
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ColumnValuesResponse.model_validate_json(response.content).data,
         )
@@ -1004,6 +1193,16 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: BulkUpdateResponse.model_validate_json(response.content).data,
         )
@@ -1081,6 +1280,17 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: AssignOwnerResponse.model_validate_json(response.content).data,
         )
@@ -1177,6 +1387,18 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "409": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: MergeFilteredResponse.model_validate_json(response.content).data,
         )
@@ -1255,6 +1477,16 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 WithdrawFromSequencesResponse.model_validate_json(response.content).data
@@ -1307,6 +1539,18 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: VerifyEmailResponse.model_validate_json(response.content).data,
         )
@@ -1392,6 +1636,18 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: AsyncVerifyEmailResponse.model_validate_json(response.content).data,
         )
@@ -1472,6 +1728,18 @@ class ContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: UnlockInfoResponse.model_validate_json(response.content).data,
         )
@@ -1523,10 +1791,20 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
                 kind="page",
+                page_number=("pagination", "page"),
+                has_more=("pagination", "has_next"),
                 default_limit=50,
             ),
         )
@@ -1569,6 +1847,17 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
         )
@@ -1602,6 +1891,14 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactResponse.model_validate_json(response.content).data,
         )
@@ -1632,6 +1929,13 @@ class AsyncContactsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: DashboardStatsResponse.model_validate_json(response.content).data,
         )
@@ -1723,10 +2027,23 @@ class AsyncContactsResource:
                     (_wire.MediaType("application/json", "json", model=FetchContactsRequest),),
                 ),
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ContactListResponse.model_validate_json(response.content),
             PageStyle(
                 kind="page",
+                page_number=("pagination", "page"),
+                has_more=("pagination", "has_next"),
                 default_limit=50,
             ),
         )
@@ -1737,7 +2054,7 @@ class AsyncContactsResource:
         *,
         x_target_org_id: str | int | None = None,
         linkedin_urls: Sequence[str],
-    ) -> ProfilePictureMap: ...
+    ) -> builtins.dict[str, str]: ...
 
     @overload
     async def profile_pictures(
@@ -1745,7 +2062,7 @@ class AsyncContactsResource:
         *,
         x_target_org_id: str | int | None = None,
         body: ProfilePicturesRequest | Mapping[str, Any],
-    ) -> ProfilePictureMap: ...
+    ) -> builtins.dict[str, str]: ...
 
     async def profile_pictures(
         self,
@@ -1753,7 +2070,7 @@ class AsyncContactsResource:
         x_target_org_id: str | int | None = None,
         body: ProfilePicturesRequest | Mapping[str, Any] | None = None,
         linkedin_urls: Sequence[str] | _wire.Omit = _wire.OMIT,
-    ) -> ProfilePictureMap:
+    ) -> builtins.dict[str, str]:
         """Get profile pictures
 
         POST /api/v1/contacts/profile-pictures
@@ -1787,8 +2104,20 @@ class AsyncContactsResource:
                     (_wire.MediaType("application/json", "json", model=ProfilePicturesRequest),),
                 ),
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
-            lambda response: ProfilePicturesResponse.model_validate_json(response.content).data,
+            lambda response: (
+                ProfilePicturesResponse.model_validate_json(response.content).data.root
+            ),
         )
 
     @overload
@@ -1854,6 +2183,17 @@ class AsyncContactsResource:
                     (_wire.MediaType("application/json", "json", model=ColumnValuesRequest),),
                 ),
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: ColumnValuesResponse.model_validate_json(response.content).data,
         )
@@ -1897,6 +2237,16 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: BulkUpdateResponse.model_validate_json(response.content).data,
         )
@@ -1974,6 +2324,17 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: AssignOwnerResponse.model_validate_json(response.content).data,
         )
@@ -2070,6 +2431,18 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "409": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: MergeFilteredResponse.model_validate_json(response.content).data,
         )
@@ -2148,6 +2521,16 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 WithdrawFromSequencesResponse.model_validate_json(response.content).data
@@ -2200,6 +2583,18 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: VerifyEmailResponse.model_validate_json(response.content).data,
         )
@@ -2285,6 +2680,18 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: AsyncVerifyEmailResponse.model_validate_json(response.content).data,
         )
@@ -2365,6 +2772,18 @@ class AsyncContactsResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: UnlockInfoResponse.model_validate_json(response.content).data,
         )

@@ -57,6 +57,15 @@ class EnrichmentWaterfallResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: WaterfallConfigListResponse.model_validate_json(response.content).data,
         )
@@ -100,6 +109,15 @@ class AsyncEnrichmentWaterfallResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: WaterfallConfigListResponse.model_validate_json(response.content).data,
         )
@@ -185,6 +203,17 @@ class EnrichmentResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 EmailAddressVerificationResponse.model_validate_json(response.content).data
@@ -258,6 +287,17 @@ class AsyncEnrichmentResource:
                 ),
                 security=(("ApiKey",),),
                 retry_safe=False,
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "402": "Error",
+                    "403": "Error",
+                    "413": "Error",
+                    "415": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 EmailAddressVerificationResponse.model_validate_json(response.content).data

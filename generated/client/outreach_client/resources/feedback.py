@@ -50,6 +50,14 @@ class FeedbackSurveysTriggersResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 SurveyTriggerDeletionResponse.model_validate_json(response.content).data
@@ -93,6 +101,14 @@ class AsyncFeedbackSurveysTriggersResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: (
                 SurveyTriggerDeletionResponse.model_validate_json(response.content).data

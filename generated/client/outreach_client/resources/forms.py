@@ -53,6 +53,15 @@ class FormsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: FormOverviewResponse.model_validate_json(response.content).data,
         )
@@ -98,6 +107,15 @@ class AsyncFormsResource:
                     "X-Target-Org-Id": x_target_org_id,
                 },
                 security=(("ApiKey",),),
+                errors={
+                    "400": "Error",
+                    "401": "Error",
+                    "403": "Error",
+                    "404": "Error",
+                    "422": "ValidationError",
+                    "429": "Error",
+                    "503": "Error",
+                },
             ),
             lambda response: FormOverviewResponse.model_validate_json(response.content).data,
         )

@@ -106,6 +106,22 @@ def _reach(start: Iterable[str], graph: Mapping[str, set[str]]) -> set[str]:
     return seen
 
 
+# an enum class's `_missing_`: open while an answer is read (templates/client/_enums.py.j2)
+OPEN_ENUM = """
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
+"""
+ENUM_BASES = frozenset({"Enum", "StrEnum", "IntEnum"})
+
+
+def _is_enum(stmt: ast.stmt) -> bool:
+    if not isinstance(stmt, ast.ClassDef):
+        return False
+    names = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in stmt.bases}
+    return bool(names & ENUM_BASES)
+
+
 def split_models(
     source: str, uses: Mapping[str, Iterable[str]]
 ) -> tuple[dict[str, str], dict[str, str]]:
@@ -131,6 +147,8 @@ def split_models(
             continue
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # a module docstring
+        if _is_enum(stmt):
+            text += OPEN_ENUM
         statements.append((text, stmt))
     wanted = frozenset(name for _, stmt in statements for name in _defined(stmt))
     chunks = [_Chunk(text, _defined(stmt), _names(stmt, wanted)) for text, stmt in statements]
@@ -171,6 +189,8 @@ def split_models(
         if module in cross:  # cannot happen: a class's module is where it is defined
             raise RuntimeError(f"model split: {module} imports itself")
         parts = [*header, *(f"{line}\n" for line in imports)]
+        if any(OPEN_ENUM in body for body in bodies[module]):
+            parts.append("\nfrom .._enums import open_member\n")
         parts += [
             f"from .{where} import {', '.join(names)}\n" for where, names in sorted(cross.items())
         ]

@@ -24,7 +24,9 @@ from .facts import (
     webhook_signature,
 )
 from .names import client_paths, resource_classes
+from .paging import page_style
 
+IDEMPOTENCY = "idempotency-key"  # the header (any case) that makes a call safe to retry
 IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
 PRIMITIVES = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
 
@@ -72,6 +74,8 @@ class ClientOp:
     stream_method: str | None = None  # `<method>_stream`: the answer read incrementally
     body_type: str | None = None  # `body=`'s precise union / sequence type, when it has one
     body_enums: frozenset[str] = frozenset()  # body models that are enum classes
+    errors: dict[str, str] = field(default_factory=dict)  # status -> its error model class
+    idempotency_header: str | None = None  # a declared Idempotency-Key header (any case)
 
     @property
     def accepts(self) -> tuple[str, ...]:
@@ -284,22 +288,46 @@ def _data_annotation(api: Api, model: str, known: set[str]) -> str | None:
     return None
 
 
-def _page_style(op: Operation) -> dict[str, Any] | None:
-    if op.pagination not in ("page", "offset"):
+WRAPPERS = ("$ref", "enum", "const", "oneOf", "anyOf", "allOf", "not", "if", "properties")
+
+
+def _element(node: Any, known: set[str]) -> str:
+    """The Python type of a list item or map value: its class, a plain primitive, or Any."""
+    name = schema_ref_name(node)
+    if name:
+        return name if name in known else "Any"
+    if not isinstance(node, dict) or any(k in node for k in (*WRAPPERS, "format")):
+        return "Any"
+    return PRIMITIVES.get(str(node.get("type")), "Any")
+
+
+def plain_answer(api: Api, model: str, known: set[str]) -> str | None:
+    """The Python type an answer whose class is a pydantic `RootModel` is handed back as (its
+    `.root`): `list[...]` for an array, `dict[str, ...]` for a map, the type of a primitive."""
+    schema = api.schemas.get(model)
+    if not isinstance(schema, dict) or any(k in schema for k in WRAPPERS):
         return None
-    query = {p.name: p for p in op.params if p.location == "query"}
-    style: dict[str, Any] = {"kind": op.pagination}
-    limit = query.get("limit")
-    if limit is not None and isinstance(limit.default, int):
-        style["default_limit"] = limit.default
-    return style
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    nullable = " | None" if "null" in kinds else ""
+    kinds = [k for k in kinds if k != "null"]
+    if len(kinds) != 1:
+        return None
+    if kinds[0] == "array" and "prefixItems" not in schema:
+        return f"list[{_element(schema.get('items') or {}, known)}]{nullable}"
+    extra = schema.get("additionalProperties")
+    if kinds[0] == "object" and isinstance(extra, dict) and "patternProperties" not in schema:
+        return f"dict[str, {_element(extra, known)}]{nullable}"
+    if kinds[0] in PRIMITIVES and "format" not in schema:
+        return PRIMITIVES[kinds[0]] + nullable
+    return None
 
 
 def client_op(
     api: Api, op: Operation, known: set[str], table: dict[str, Scheme] | None = None
 ) -> ClientOp:
     model = op.success.model
-    page = _page_style(op)
+    page = page_style(api, op, known)[0] if model else None
     data = _data_annotation(api, model, known) if model else None
     enum = bool(model) and model in api.enum_classes
     raw = client_wire.raw_result(op.success, enum)
@@ -308,23 +336,48 @@ def client_op(
         returns, parse = raw
     elif model is None:
         returns, parse = "None", ""
-    elif page is not None and data and data.startswith("list["):
-        returns, parse = data[5:-1], f"{model}.model_validate_json(response.content)"
+    elif page is not None:
+        returns, parse = page.pop("item"), client_wire.parse_json(model, enum)
+    elif data and data in known and (plain := plain_answer(api, data, known)):
+        returns, parse = plain, f"{model}.model_validate_json(response.content).data.root"
     elif data:
         returns, parse = data, f"{model}.model_validate_json(response.content).data"
+    elif not enum and (plain := plain_answer(api, model, known)):
+        returns, parse = plain, f"{model}.model_validate_json(response.content).root"
     else:
         page = None
         returns, parse = model, client_wire.parse_json(model, enum)
     tier = op.tier
-    safe = tier != "billable" and (op.method in IDEMPOTENT_METHODS or tier == "read")
+    idempotency = next(
+        (p.name for p in op.params if p.location == "header" and p.name.lower() == IDEMPOTENCY),
+        None,
+    )
+    safe = bool(idempotency) or (
+        tier != "billable" and (op.method in IDEMPOTENT_METHODS or tier == "read")
+    )
     own = token_param(api, op, table if table is not None else schemes(api, ""))
     token, token_scheme = own if own else (None, None)
     body_model = op.body.model if op.body else None
     body_enums = frozenset(
         m.model for m in client_wire.body_media(op.body) if m.model and m.model in api.enum_classes
     )
+    errors = {
+        r.status: r.model
+        for r in op.responses
+        if not r.is_success and r.model in known and r.model not in api.enum_classes
+    }
     return ClientOp(
-        op, returns, parse, body_model, safe, token, page, token_scheme, body_enums=body_enums
+        op,
+        returns,
+        parse,
+        body_model,
+        safe,
+        token,
+        page,
+        token_scheme,
+        body_enums=body_enums,
+        errors=errors,
+        idempotency_header=idempotency,
     )
 
 
@@ -382,6 +435,7 @@ def render_client(
         f"{pkg}/py.typed": "",
         f"{pkg}/__init__.py": target.render("client/__init__.py.j2", **ctx),
         f"{pkg}/errors.py": target.render("client/errors.py.j2", **ctx),
+        f"{pkg}/_enums.py": target.render("client/_enums.py.j2", **ctx),
         f"{pkg}/wire.py": target.render("client/wire.py.j2", **ctx),
         f"{pkg}/pacing.py": target.render("client/pacing.py.j2", **ctx),
         f"{pkg}/auth.py": target.render("client/auth.py.j2", **ctx),

@@ -29,6 +29,7 @@ OPTIONS: dict[str, Any] = {
     "use_double_quotes": True,
     "capitalise_enum_members": True,
     "set_default_enum_member": True,
+    "snake_case_field": True,  # attributes snake_case, aliases keep the wire names
 }
 
 

@@ -14,6 +14,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, ParamSpec, TypeVar, cast
 
+from ._enums import read_answer
 from ._http import httpx
 from .auth import PRIMARY_CREDENTIAL, authenticate
 from .errors import APIConnectionError, APIError, APIStatusError, APITimeoutError, error_for
@@ -64,6 +65,13 @@ class Request:
     retry_safe: bool = True
     accept: str | None = None
     """The `Accept` header, when the answer has several media types."""
+    idempotency_header: str | None = None
+    """A declared `Idempotency-Key` header: a fresh key per call unless given, the same on
+    every retry of that call (which makes the call safe to retry)."""
+    errors: Mapping[str, str] = field(default_factory=dict)
+    """Status (`404`, `4XX`, `default`) -> the model class of that error answer."""
+    url: str | None = None
+    """An absolute URL sent instead of the client's base URL and `path` (a next page's link)."""
 
     def with_query(self, **changes: Any) -> Request:
         return replace(self, query={**self.query, **changes})
@@ -96,7 +104,7 @@ class APIResponse(Generic[T]):
         return self.http_response.json()
 
     def parse(self) -> T:
-        return self._parser(self.http_response)
+        return read_answer(self._parser, self.http_response)
 
 
 _RAW: ContextVar[bool] = ContextVar("composition_client_raw_response", default=False)
@@ -198,6 +206,12 @@ class _RequestBuilder:
         if request.accept:
             headers["Accept"] = request.accept
         headers.update({k: scalar(v) for k, v in drop_none(request.headers).items()})
+        if request.idempotency_header and request.headers.get(request.idempotency_header) is None:
+            import uuid  # noqa: PLC0415 (only calls that declare the header pay its import)
+
+            headers[request.idempotency_header] = str(
+                uuid.uuid4()
+            )  # once per call, kept on retries
         cookie = cookie_header(request.cookies)
         if cookie:
             headers["Cookie"] = cookie
@@ -220,7 +234,7 @@ class _RequestBuilder:
             send, content_type = request.body.encode()
             if content_type is not None:
                 headers["Content-Type"] = content_type
-        return request.method, self.root + request.path, params, headers, send
+        return request.method, request.url or self.root + request.path, params, headers, send
 
     def _retries_for(self, request: Request) -> int:
         return self.max_retries if (request.retry_safe or self.retry_unsafe) else 0
@@ -239,6 +253,7 @@ class _RequestBuilder:
         retries: int,
         response: httpx.Response | None,
         failure: httpx.TransportError | None,
+        errors: Mapping[str, str] | None = None,
     ) -> float | None:
         """After one attempt: None on success, else the delay before the next try; raises the
         typed error when there is no retry left or the outcome is not retryable."""
@@ -252,7 +267,7 @@ class _RequestBuilder:
         if delay is not None:
             return delay
         if response is not None:
-            raise error_for(response)
+            raise error_for(response, errors)
         assert failure is not None
         raise _transport_error(failure) from failure
 
@@ -262,7 +277,7 @@ class _RequestBuilder:
             raw = APIResponse(response, parser)
             raw.retries_taken = retries
             return cast(T, raw)
-        return parser(response)
+        return read_answer(parser, response)
 
 
 class SyncAPIClient(_RequestBuilder):
@@ -308,7 +323,7 @@ class SyncAPIClient(_RequestBuilder):
                 finally:
                     response.close()
             try:
-                delay = self._settle(slot, attempt, retries, response, failure)
+                delay = self._settle(slot, attempt, retries, response, failure, request.errors)
             except BaseException:
                 if response is not None:
                     response.close()
@@ -369,7 +384,7 @@ class AsyncAPIClient(_RequestBuilder):
                 finally:
                     await response.aclose()
             try:
-                delay = self._settle(slot, attempt, retries, response, failure)
+                delay = self._settle(slot, attempt, retries, response, failure, request.errors)
             except BaseException:
                 if response is not None:
                     await response.aclose()

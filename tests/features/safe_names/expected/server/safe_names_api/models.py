@@ -6,8 +6,7 @@ from enum import StrEnum
 from typing import Annotated
 from uuid import UUID
 
-from pydantic import BaseModel
-from pydantic import Field as Field_aliased
+from pydantic import BaseModel, Field
 
 
 class ResponseModelRole(StrEnum):
@@ -17,8 +16,8 @@ class ResponseModelRole(StrEnum):
 
 class ResponseModel(BaseModel):
     role: ResponseModelRole
-    Field: str | None = None
-    import_: Annotated[int | None, Field_aliased(alias="import")] = None
+    field: Annotated[str | None, Field(alias="Field")] = None
+    import_: Annotated[int | None, Field(alias="import")] = None
 
 
 class Tag(StrEnum):
@@ -29,9 +28,9 @@ class Tag(StrEnum):
 class Profile(BaseModel):
     id: int
     body: str | None = None
-    class_: Annotated[str | None, Field_aliased(alias="class")] = None
+    class_: Annotated[str | None, Field(alias="class")] = None
     self: bool | None = None
-    displayName: Annotated[str, Field_aliased(min_length=1)]
+    display_name: Annotated[str, Field(alias="displayName", min_length=1)]
     tags: list[Tag] | None = None
     rank: int | None = None
 
@@ -50,5 +49,5 @@ class UUIDModel(BaseModel):
 
 
 class ComExampleThing(BaseModel):
-    BaseModel: str | None = None
-    Path: str | None = None
+    base_model: Annotated[str | None, Field(alias="BaseModel")] = None
+    path: Annotated[str | None, Field(alias="Path")] = None

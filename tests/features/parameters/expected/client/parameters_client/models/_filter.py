@@ -6,6 +6,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
+from .._enums import open_member
+
 
 class Filter(BaseModel):
     name: str | None = None
@@ -16,6 +18,10 @@ class Filter(BaseModel):
 class FindItemsKind(StrEnum):
     BOOK = "book"
     DISC = "disc"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
 
 
 class FindItemsRef1(RootModel[str]):

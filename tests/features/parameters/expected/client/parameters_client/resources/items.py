@@ -18,8 +18,6 @@ if TYPE_CHECKING:
         FindItemsPoint,
         FindItemsRef,
         FindItemsResponse,
-        GetLabelMatrixResponse,
-        GetTileResponse,
     )
 
 
@@ -106,7 +104,7 @@ class ItemsResource:
     def get_tile(
         self,
         coords: builtins.list[int],
-    ) -> GetTileResponse:
+    ) -> builtins.list[int]:
         """get_tile
 
         GET /tiles/{coords}
@@ -118,14 +116,14 @@ class ItemsResource:
                 "GET",
                 f"/tiles/{_wire.path_param(coords)}",
             ),
-            lambda response: GetTileResponse.model_validate_json(response.content),
+            lambda response: GetTileResponse.model_validate_json(response.content).root,
         )
 
     def get_label_matrix(
         self,
         ids: builtins.list[int],
         point: int | str,
-    ) -> GetLabelMatrixResponse:
+    ) -> builtins.list[int]:
         """get_label_matrix
 
         GET /labels/{ids}/{point}
@@ -137,7 +135,7 @@ class ItemsResource:
                 "GET",
                 f"/labels/{_wire.path_param(ids, 'label', False, 'ids')}/{_wire.path_param(point, 'matrix', False, 'point')}",
             ),
-            lambda response: GetLabelMatrixResponse.model_validate_json(response.content),
+            lambda response: GetLabelMatrixResponse.model_validate_json(response.content).root,
         )
 
 
@@ -224,7 +222,7 @@ class AsyncItemsResource:
     async def get_tile(
         self,
         coords: builtins.list[int],
-    ) -> GetTileResponse:
+    ) -> builtins.list[int]:
         """get_tile
 
         GET /tiles/{coords}
@@ -236,14 +234,14 @@ class AsyncItemsResource:
                 "GET",
                 f"/tiles/{_wire.path_param(coords)}",
             ),
-            lambda response: GetTileResponse.model_validate_json(response.content),
+            lambda response: GetTileResponse.model_validate_json(response.content).root,
         )
 
     async def get_label_matrix(
         self,
         ids: builtins.list[int],
         point: int | str,
-    ) -> GetLabelMatrixResponse:
+    ) -> builtins.list[int]:
         """get_label_matrix
 
         GET /labels/{ids}/{point}
@@ -255,7 +253,7 @@ class AsyncItemsResource:
                 "GET",
                 f"/labels/{_wire.path_param(ids, 'label', False, 'ids')}/{_wire.path_param(point, 'matrix', False, 'point')}",
             ),
-            lambda response: GetLabelMatrixResponse.model_validate_json(response.content),
+            lambda response: GetLabelMatrixResponse.model_validate_json(response.content).root,
         )
 
 

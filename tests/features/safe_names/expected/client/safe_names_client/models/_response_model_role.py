@@ -4,16 +4,21 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel
-from pydantic import Field as Field_aliased
+from pydantic import BaseModel, Field
+
+from .._enums import open_member
 
 
 class ResponseModelRole(StrEnum):
     ADMIN = "admin"
     MEMBER = "member"
 
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
+
 
 class ResponseModel(BaseModel):
     role: ResponseModelRole
-    Field: str | None = None
-    import_: Annotated[int | None, Field_aliased(alias="import")] = None
+    field: Annotated[str | None, Field(alias="Field")] = None
+    import_: Annotated[int | None, Field(alias="import")] = None

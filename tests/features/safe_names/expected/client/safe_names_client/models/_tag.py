@@ -4,20 +4,25 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel
-from pydantic import Field as Field_aliased
+from pydantic import BaseModel, Field
+
+from .._enums import open_member
 
 
 class Tag(StrEnum):
     RED = "red"
     BLUE = "blue"
 
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
+
 
 class Profile(BaseModel):
     id: int
     body: str | None = None
-    class_: Annotated[str | None, Field_aliased(alias="class")] = None
+    class_: Annotated[str | None, Field(alias="class")] = None
     self: bool | None = None
-    displayName: Annotated[str, Field_aliased(min_length=1)]
+    display_name: Annotated[str, Field(alias="displayName", min_length=1)]
     tags: list[Tag] | None = None
     rank: int | None = None

@@ -5,10 +5,16 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from .._enums import open_member
+
 
 class State(StrEnum):
     QUEUED = "queued"
     DONE = "done"
+
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        return open_member(cls, value)
 
 
 class Job(BaseModel):

@@ -33,6 +33,7 @@ class JobsResource:
                 "POST",
                 "/jobs",
                 retry_safe=False,
+                errors={"4XX": "Problem", "default": "Problem"},
             ),
             lambda response: Job.model_validate_json(response.content),
         )
@@ -51,6 +52,7 @@ class JobsResource:
             Request(
                 "GET",
                 f"/jobs/{_wire.path_param(job_id)}",
+                errors={"default": "Job"},
             ),
             lambda response: Job.model_validate_json(response.content),
         )
@@ -76,6 +78,7 @@ class AsyncJobsResource:
                 "POST",
                 "/jobs",
                 retry_safe=False,
+                errors={"4XX": "Problem", "default": "Problem"},
             ),
             lambda response: Job.model_validate_json(response.content),
         )
@@ -94,6 +97,7 @@ class AsyncJobsResource:
             Request(
                 "GET",
                 f"/jobs/{_wire.path_param(job_id)}",
+                errors={"default": "Job"},
             ),
             lambda response: Job.model_validate_json(response.content),
         )
