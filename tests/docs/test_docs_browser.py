@@ -172,7 +172,16 @@ def test_server_serves_the_page_at_docs(demo_server: OutreachServer) -> None:
     answer = httpx.get(f"{demo_server.origin}/docs", timeout=10)
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/html")
-    assert answer.content == PAGE.read_bytes()
+    # the generated page, its examples calling the address served (outreach_server.app)
+    from urllib.parse import urlsplit
+
+    from outreach_server.app import served_docs
+
+    where = urlsplit(demo_server.origin)
+    assert where.hostname is not None and where.port is not None
+    expected = served_docs(where.hostname, where.port, PAGE.read_bytes())
+    assert answer.content == expected
+    assert f"{demo_server.origin}/api/v1".encode() in answer.content
 
 
 def test_served_page_works_in_the_browser(
