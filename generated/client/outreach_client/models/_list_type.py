@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from .._model import BaseModel
 
 
 class ListType(StrEnum):

@@ -4,7 +4,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, Field, RootModel
+from pydantic import Field, RootModel
+
+from .._model import BaseModel
 
 
 class Error(BaseModel):

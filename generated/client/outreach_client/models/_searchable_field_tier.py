@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel
+from .._model import BaseModel
 
 
 class SearchableFieldTier(StrEnum):

@@ -29,6 +29,8 @@ OPTIONS: dict[str, Any] = {
     "use_double_quotes": True,
     "capitalise_enum_members": True,
     "set_default_enum_member": True,
+    # a `number` is a number whatever its format: `Decimal` would dump as a JSON string
+    "type_mappings": ["number+decimal=double"],
 }
 
 
@@ -74,7 +76,7 @@ def made_by() -> list[str]:
     here = Path(__file__).parent
     return [version("datamodel-code-generator")] + [
         hashlib.sha256((here / name).read_bytes()).hexdigest()
-        for name in ("run.py", "fix.py", "depth.py")
+        for name in ("run.py", "fix.py", "depth.py", "kept.py", "formats.py")
     ]
 
 

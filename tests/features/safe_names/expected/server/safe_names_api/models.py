@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 from typing import Annotated
-from uuid import UUID
 
 from pydantic import BaseModel
 from pydantic import Field as Field_aliased
+
+from ._formats import UuidText
 
 
 class ResponseModelRole(StrEnum):
@@ -46,7 +47,7 @@ class NoneModel(BaseModel):
 
 
 class UUIDModel(BaseModel):
-    id: UUID | None = None
+    id: UuidText | None = None
 
 
 class ComExampleThing(BaseModel):

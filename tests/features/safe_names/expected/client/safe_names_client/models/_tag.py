@@ -4,8 +4,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel
 from pydantic import Field as Field_aliased
+
+from .._model import BaseModel
 
 
 class Tag(StrEnum):
