@@ -45,26 +45,42 @@ _Edit = tuple[int, int, int, int, str]
 def kept_edits(tree: ast.Module) -> tuple[list[_Edit], set[str]]:
     """The edits that make the module's models keep their data, and the names of formats.py
     they use (none: formats.py is not needed)."""
+    calls = {node.func for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    # `float("inf")`, `Decimal("1")`: a value, not a type; its import stays
+    called = {func.id for func in calls if isinstance(func, ast.Name)}
     imported: dict[str, str] = {}  # local name -> text type
     last_import = 0
+    edits: list[_Edit] = []
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module:
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            kept = [
+                a
+                for a in node.names
+                if (node.module, a.name) not in TEXT_TYPES or (a.asname or a.name) in called
+            ]
             for alias in node.names:
-                text_type = TEXT_TYPES.get((node.module, alias.name))
-                if text_type:
-                    imported[alias.asname or alias.name] = text_type
+                if alias not in kept:
+                    imported[alias.asname or alias.name] = TEXT_TYPES[node.module, alias.name]
+            if len(kept) < len(node.names):  # the import without the types replaced
+                names = ", ".join(
+                    a.name if a.asname is None else f"{a.name} as {a.asname}" for a in kept
+                )
+                end = node.end_lineno or node.lineno
+                if kept:
+                    text = f"from {node.module} import {names}"
+                    edits.append(
+                        (node.lineno, node.col_offset, end, node.end_col_offset or 0, text)
+                    )
+                else:  # the whole line goes
+                    edits.append((node.lineno, 0, end + 1, 0, ""))
         if isinstance(node, ast.Import | ast.ImportFrom):
             last_import = node.end_lineno or node.lineno
-    edits: list[_Edit] = []
     used: set[str] = set()
-    calls = {
-        id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)
-    }  # `float("inf")` is a value, not a type
     for node in tree.body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             continue
         for name in ast.walk(node):
-            if not isinstance(name, ast.Name) or id(name) in calls:
+            if not isinstance(name, ast.Name) or name in calls:
                 continue
             if not isinstance(name.ctx, ast.Load):  # a field named `date`, say
                 continue
