@@ -102,6 +102,7 @@ _DOCUMENT: dict[str, Any] = {
                     "count": {"type": "integer", "format": "int64"},
                 },
             },
+            "Code": {"type": "number", "enum": [1, 2.5]},
             "Closed": {
                 "type": "object",
                 "additionalProperties": False,
@@ -133,7 +134,7 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         (root / path).write_text(text, encoding="utf-8")
     (root / "server/fid_api/__init__.py").write_text("", encoding="utf-8")
     (root / "server/fid_api/models.py").write_text(source, encoding="utf-8")
-    modules, homes = split_models(source, {"op": ["Event", "Closed"]})
+    modules, homes = split_models(source, {"op": ["Event", "Closed", "Code"]})
     (root / "client/fid_client/models").mkdir(parents=True)
     (root / "client/fid_client/__init__.py").write_text("", encoding="utf-8")
     (root / "client/fid_client/models/__init__.py").write_text(
@@ -160,13 +161,15 @@ def test_a_model_dumps_back_what_it_read(packages: dict[str, Any], side: str) ->
     assert back == _EVENT
     assert type(back["price"]) is int and type(back["amount"]) is float  # 50 is not 50.0
     assert back["scores"] == [1, 2.5] and type(back["scores"][0]) is int
+    assert packages[side].Code(2.5).value == 2.5  # a number enum keeps its base class
 
 
 def test_the_models_name_no_type_that_rewrites_text(packages: dict[str, Any]) -> None:
     tree = ast.parse(packages["source"])
     names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     assert not names & {"AwareDatetime", "AnyUrl", "UUID", "Decimal"}
-    assert not re.search(r"(?<!int \| )\bfloat\b", packages["source"])  # always `int | float`
+    # always `int | float`, but the value type of a number enum (`class Code(float, Enum)`)
+    assert not re.search(r"(?<!int \| )\bfloat\b(?!, Enum)", packages["source"])
 
 
 def test_the_client_keeps_undeclared_fields(packages: dict[str, Any]) -> None:

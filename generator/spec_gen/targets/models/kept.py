@@ -76,11 +76,15 @@ def kept_edits(tree: ast.Module) -> tuple[list[_Edit], set[str]]:
         if isinstance(node, ast.Import | ast.ImportFrom):
             last_import = node.end_lineno or node.lineno
     used: set[str] = set()
+    # `class Code(float, Enum)`: an enum's value type stays a base class
+    bases = {
+        base for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for base in node.bases
+    }
     for node in tree.body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             continue
         for name in ast.walk(node):
-            if not isinstance(name, ast.Name) or name in calls:
+            if not isinstance(name, ast.Name) or name in calls or name in bases:
                 continue
             if not isinstance(name.ctx, ast.Load):  # a field named `date`, say
                 continue
