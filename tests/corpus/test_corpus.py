@@ -124,6 +124,7 @@ def test_every_corpus_output_passes_mypy_strict(outputs: dict[str, Path]) -> Non
 def test_every_corpus_example_round_trips(outputs: dict[str, Path]) -> None:
     """Each schema-valid example (answers, bodies, parameters, schemas) validates into the
     server's and the client's generated type and dumps back unchanged (fidelity_probe.py)."""
+    assert CORPUS.is_dir(), f"no corpus at {CORPUS}"  # under CI=true it must be there
     reports = probe_all(
         {name: (CORPUS / name, out, out.parent.name) for name, out in outputs.items()}
     )
