@@ -76,7 +76,15 @@ def kept_edits(tree: ast.Module) -> tuple[list[_Edit], set[str]]:
         if isinstance(node, ast.Import | ast.ImportFrom):
             last_import = node.end_lineno or node.lineno
     used: set[str] = set()
-    # `class Code(float, Enum)`: an enum's value type stays a base class
+    for node in tree.body:  # `class Code(float, Enum)`: `Enum` alone keeps `400` an int
+        if (
+            isinstance(node, ast.ClassDef)
+            and [b.id for b in node.bases if isinstance(b, ast.Name)] == ["float", "Enum"]
+            and len(node.bases) == 2
+        ):
+            first, second = node.bases
+            edits.append((first.lineno, first.col_offset, second.lineno, second.col_offset, ""))
+    # any other class's bases stay as written
     bases = {
         base for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for base in node.bases
     }
