@@ -5,7 +5,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+from ._formats import DateTimeText
 
 
 class Pagination(BaseModel):
@@ -1095,7 +1097,7 @@ class FormOverview(BaseModel):
     capture_health: str | None = None
     delivery_health: str | None = None
     recommended_action: str | None = None
-    last_destination_verified_at: AwareDatetime | None = None
+    last_destination_verified_at: DateTimeText | None = None
     placement_count: int | None = None
     metrics: dict[str, Any] | None = None
     """

@@ -239,6 +239,7 @@ def _render(
     from ..targets import Target
     from ..targets.client.models import split_models
     from ..targets.client.resources import render_client
+    from ..targets.models import kept
     from ..targets.models.depth import needs_headroom, recursion_headroom
     from ..targets.models.fix import any_classes, enum_class_names, model_names
     from ..targets.models.prepare import models_document
@@ -316,6 +317,8 @@ def _render(
                 (api.schema_pointers.get(name, "/components/schemas"), unwritten.format(name))
                 for name in missing
             ]
+    # the models' own modules: string formats kept as written, the client's open base
+    files |= kept.package_files(models_source, header, config.server_package, config.client_package)
     written_enums = enum_class_names(models_source) & known
     if written_enums != api.enum_classes:
         # a class datamodel-code-generator wrote as an enum the schemas did not say is one (an

@@ -42,7 +42,8 @@ def overview(row: Mapping[str, Any]) -> FormOverview:
             **{name: row[name] for name in OVERVIEW_FIELDS},
             "last_destination_verified_at": None
             if verified is None
-            else datetime.fromtimestamp(int(verified), UTC),
+            # the model keeps a timestamp's text as written (docs/models.md): RFC 3339, UTC
+            else datetime.fromtimestamp(int(verified), UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
     )
 

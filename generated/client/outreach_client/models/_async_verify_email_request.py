@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from .._model import BaseModel
 from ._filter_model import FilterModel
 
 

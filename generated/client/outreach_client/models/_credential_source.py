@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel
-
 from .._enums import open_member
+from .._model import BaseModel
 
 
 class CredentialSource(StrEnum):

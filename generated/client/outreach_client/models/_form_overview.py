@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel
+from .._formats import DateTimeText
+from .._model import BaseModel
 
 
 class FormOverview(BaseModel):
@@ -21,7 +22,7 @@ class FormOverview(BaseModel):
     capture_health: str | None = None
     delivery_health: str | None = None
     recommended_action: str | None = None
-    last_destination_verified_at: AwareDatetime | None = None
+    last_destination_verified_at: DateTimeText | None = None
     placement_count: int | None = None
     metrics: dict[str, Any] | None = None
     """

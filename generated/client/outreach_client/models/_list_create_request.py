@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from .._model import BaseModel
 from ._list_type import ListRecord
 
 

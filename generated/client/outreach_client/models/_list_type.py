@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from .._enums import open_member
+from .._model import BaseModel
 
 
 class ListType(StrEnum):

@@ -4,9 +4,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, Field, RootModel
+from pydantic import Field, RootModel
 
 from .._enums import open_member
+from .._model import BaseModel
 
 
 class Error(BaseModel):

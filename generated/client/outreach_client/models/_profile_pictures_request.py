@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field, RootModel
+from pydantic import Field, RootModel
+
+from .._model import BaseModel
 
 
 class ProfilePicturesRequest(BaseModel):

@@ -122,6 +122,26 @@ def _is_enum(stmt: ast.stmt) -> bool:
     return bool(names & ENUM_BASES)
 
 
+def _client_imports(stmt: ast.Import | ast.ImportFrom, text: str) -> list[str]:
+    """An import of the models module as the client's models modules write it: a relative
+    one (`from ._formats import ...`) one package further up; pydantic's `BaseModel` the
+    client's own (`_model.py`: the fields an answer's schema does not declare are kept)."""
+    if not isinstance(stmt, ast.ImportFrom):
+        return [text]
+    if stmt.level:
+        return [text.replace("from .", "from ..", 1)]
+    if stmt.module != "pydantic" or not any(
+        a.name == "BaseModel" and a.asname is None for a in stmt.names
+    ):
+        return [text]
+    rest = [a for a in stmt.names if not (a.name == "BaseModel" and a.asname is None)]
+    out = ["from .._model import BaseModel"]
+    if rest:
+        names = ", ".join(a.name if a.asname is None else f"{a.name} as {a.asname}" for a in rest)
+        out.append(f"from pydantic import {names}")
+    return out
+
+
 def split_models(
     source: str, uses: Mapping[str, Iterable[str]]
 ) -> tuple[dict[str, str], dict[str, str]]:
@@ -143,7 +163,9 @@ def split_models(
         text = "".join(lines[previous_end:end])  # comments and decorators included
         previous_end = end
         if isinstance(stmt, ast.Import | ast.ImportFrom):
-            imports.append(_segment(lines, stmt))
+            # a relative import (`from ._formats import ...`) reaches one package further up
+            # from the models package
+            imports += _client_imports(stmt, _segment(lines, stmt))
             continue
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # a module docstring

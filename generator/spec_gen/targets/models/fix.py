@@ -18,11 +18,13 @@ _Edit = tuple[int, int, int, int, str]
 
 def post_processed(source: str) -> tuple[str, int]:
     """datamodel-code-generator's module made to pass mypy --strict (bare generics typed, JSON
-    defaults on typed fields, base classes that disagree), and the longest chain of its
+    defaults on typed fields, base classes that disagree) and to keep the data as it came
+    (kept.py: string formats as checked text, numbers by type), and the longest chain of its
     classes pydantic may build one inside the other (model_depth.build_depth). The module is
     parsed once for all of it: on a large document (DigitalOcean: 24,000 lines) each parse
     costs some 0.2 s on the build's critical path."""
     from .depth import build_depth_of
+    from .kept import kept_edits
 
     source = bare_generics_typed(source)
     try:
@@ -30,7 +32,9 @@ def post_processed(source: str) -> tuple[str, int]:
     except SyntaxError:  # the import probe reports it, at its line
         return source, 0
     typed = _typed_default_edits(tree)
-    edits = typed + (_base_conflict_edits(source, tree) if _MANY_BASES.search(source) else [])
+    kept, _ = kept_edits(tree)
+    edits = typed + kept
+    edits += _base_conflict_edits(source, tree) if _MANY_BASES.search(source) else []
     needed = bool(typed) or (_FIELD_ALIASED in source and _calls_field(tree))
     return _with_field_import(_edited(source, edits), tree, needed), build_depth_of(tree)
 

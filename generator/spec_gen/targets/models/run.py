@@ -30,6 +30,8 @@ OPTIONS: dict[str, Any] = {
     "capitalise_enum_members": True,
     "set_default_enum_member": True,
     "snake_case_field": True,  # attributes snake_case, aliases keep the wire names
+    # a `number` is a number whatever its format: `Decimal` would dump as a JSON string
+    "type_mappings": ["number+decimal=double"],
 }
 
 
@@ -75,7 +77,7 @@ def made_by() -> list[str]:
     here = Path(__file__).parent
     return [version("datamodel-code-generator")] + [
         hashlib.sha256((here / name).read_bytes()).hexdigest()
-        for name in ("run.py", "fix.py", "depth.py")
+        for name in ("run.py", "fix.py", "depth.py", "kept.py", "formats.py")
     ]
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import AnyUrl, AwareDatetime, BaseModel
+from pydantic import BaseModel
+
+from ._formats import DateTimeText, UriText
 
 
 class Shipment(BaseModel):
@@ -11,7 +13,7 @@ class Shipment(BaseModel):
 
 
 class SubscribeRequest(BaseModel):
-    callback_url: AnyUrl
+    callback_url: UriText
 
 
 class SubscribeResponse(BaseModel):
@@ -20,4 +22,4 @@ class SubscribeResponse(BaseModel):
 
 class SubscribeOnEventRequest(BaseModel):
     event: str
-    at: AwareDatetime
+    at: DateTimeText

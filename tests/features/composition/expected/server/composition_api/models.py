@@ -22,12 +22,12 @@ class Base(BaseModel):
 
 class Circle(Base):
     kind: Literal["circle"]
-    radius: float
+    radius: int | float
 
 
 class Square(Base):
     kind: Literal["square"]
-    side: float
+    side: int | float
 
 
 class Shape(RootModel[Circle | Square]):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field
+
+from ._formats import SecretText
 
 
 class LoginRequestForm(BaseModel):
     username: Annotated[str, Field(min_length=1)]
-    password: SecretStr
+    password: SecretText
     remember: bool = False
     scope: list[str] | None = None
 

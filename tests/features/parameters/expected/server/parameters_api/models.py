@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 class Filter(BaseModel):
     name: str | None = None
-    min_price: float | None = None
+    min_price: int | float | None = None
     in_stock: bool | None = None
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 from typing import Annotated
-from uuid import UUID
 
 from pydantic import BaseModel, Field
+
+from ._formats import UuidText
 
 
 class ResponseModelRole(StrEnum):
@@ -45,7 +46,7 @@ class NoneModel(BaseModel):
 
 
 class UUIDModel(BaseModel):
-    id: UUID | None = None
+    id: UuidText | None = None
 
 
 class ComExampleThing(BaseModel):

@@ -3,7 +3,7 @@
 # mypy: disable-error-code="assignment"
 from __future__ import annotations
 
-from pydantic import BaseModel
+from .._model import BaseModel
 
 
 class Base(BaseModel):

@@ -10,4 +10,4 @@ from ._base import Base
 
 class Circle(Base):
     kind: Literal["circle"]
-    radius: float
+    radius: int | float

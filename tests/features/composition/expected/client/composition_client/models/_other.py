@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from .._model import BaseModel
 
 
 class Account(BaseModel):

@@ -13,7 +13,7 @@ from ._circle import Circle
 
 class Square(Base):
     kind: Literal["square"]
-    side: float
+    side: int | float
 
 
 class Shape(RootModel[Circle | Square]):

@@ -4,14 +4,15 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field, RootModel
 
 from .._enums import open_member
+from .._model import BaseModel
 
 
 class Filter(BaseModel):
     name: str | None = None
-    min_price: float | None = None
+    min_price: int | float | None = None
     in_stock: bool | None = None
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from .._enums import open_member
+from .._model import BaseModel
 
 
 class Tag(StrEnum):
