@@ -24,7 +24,8 @@ built, todo = [], [BaseModel]
 while todo:
     for sub in todo.pop().__subclasses__():
         todo.append(sub)
-        if sub.__module__.startswith("outreach_client."):
+        # the models' own base (`_model.BaseModel`: keeps undeclared fields) has no field
+        if sub.__module__.startswith("outreach_client.") and sub.__module__ != "outreach_client._model":
             built.append(sub.__name__)
 cli = [name for name in ("click", "rich", "pygments", "httpx._main") if name in sys.modules]
 main_before = httpx.main.__module__

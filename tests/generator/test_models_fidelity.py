@@ -15,11 +15,13 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from spec_gen.core.config import PACKAGED_TEMPLATES
 from spec_gen.core.naming import IMPORTED
 from spec_gen.targets.client.models import split_models
 from spec_gen.targets.models import formats
 from spec_gen.targets.models.kept import TEXT_TYPE_NAMES, package_files
 from spec_gen.targets.models.run import run_datamodel_codegen
+from spec_gen.targets.render import render
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -137,6 +139,9 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     modules, homes = split_models(source, {"op": ["Event", "Closed", "Code"]})
     (root / "client/fid_client/models").mkdir(parents=True)
     (root / "client/fid_client/__init__.py").write_text("", encoding="utf-8")
+    # the client's open enums (the split models' enums import it), as the client target writes it
+    enums = render(PACKAGED_TEMPLATES, "client/_enums.py.j2", header="# generated", package="fid")
+    (root / "client/fid_client/_enums.py").write_text(enums, encoding="utf-8")
     (root / "client/fid_client/models/__init__.py").write_text(
         "".join(f"from .{module} import {name}\n" for name, module in homes.items()),
         encoding="utf-8",

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..document.openapi import SCHEMA_REF
 from ..ir import Api, Operation, Param
 from . import Target
 from .client.auth import Scheme, schemes
@@ -24,7 +25,6 @@ from .client.names import client_paths
 OUTPUT_DIR = "client-ts"
 TYPESCRIPT_VERSION = "5.9.3"  # what the tests and .ci/run install; the package's devDependency
 IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
-SCHEMA_REF = "#/components/schemas/"
 _IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 # names a type alias must not take in types.ts: the globals its own declarations use
 TS_GLOBALS = frozenset(

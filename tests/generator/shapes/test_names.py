@@ -117,7 +117,7 @@ def test_keyword_named_properties_float_consts_and_tool_directives(tmp_path: Pat
     assert "Success: no issues found" in output
     found = run_json(tmp_path / "out" / "server", _GAUGE)
     assert found["fields"] == sorted(
-        ["discriminator", "const", "pattern", "customTypePath", "scale", "ratio", "unit",
+        ["discriminator", "const", "pattern", "custom_type_path", "scale", "ratio", "unit",
          "tally", "settings"]
     ), found  # fmt: skip
     assert found["dumped"] == {

@@ -399,7 +399,7 @@ def valid(model, value):
         return False
 
 state = State.model_validate({"x-total": 3, "Field": "f"})
-print(json.dumps([valid(Count, 1), valid(Count, -1), state.x_total, state.Field]))
+print(json.dumps([valid(Count, 1), valid(Count, -1), state.x_total, state.field]))
 """
 
 

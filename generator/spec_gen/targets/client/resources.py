@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.naming import snake, unique
-from ...ir import Api, Operation, Param, schema_ref_name
+from ...ir import Api, Operation, Param
 from .. import Target
 from ..render import names_in
 from . import wire as client_wire
+from .answers import data_annotation, plain_answer
 from .auth import Scheme, primary_scheme, schemes, token_param
 from .body import BodyField, body_fields, models_in
 from .body import body_annotation as client_body_annotation
@@ -28,7 +29,6 @@ from .paging import page_style
 
 IDEMPOTENCY = "idempotency-key"  # the header (any case) that makes a call safe to retry
 IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
-PRIMITIVES = {"integer": "int", "number": "float", "boolean": "bool", "string": "str"}
 
 
 @dataclass
@@ -268,67 +268,12 @@ def namespaces(
     return ordered, roots
 
 
-def _data_annotation(api: Api, model: str, known: set[str]) -> str | None:
-    """The type of an envelope's `data` field, when the response is `{"data": ..., "pagination"?}`."""
-    schema = api.schemas.get(model) or {}
-    props = schema.get("properties") or {}
-    if "data" not in props or "data" not in (schema.get("required") or []):
-        return None
-    if set(props) - {"data", "pagination"}:
-        return None
-    data = props["data"]
-    name = schema_ref_name(data)
-    if name:
-        return name if name in known else None
-    if data.get("type") == "array":
-        items = data.get("items") or {}
-        item = schema_ref_name(items) or PRIMITIVES.get(str(items.get("type")))
-        if item and (item in known or item in PRIMITIVES.values()):
-            return f"list[{item}]"
-    return None
-
-
-WRAPPERS = ("$ref", "enum", "const", "oneOf", "anyOf", "allOf", "not", "if", "properties")
-
-
-def _element(node: Any, known: set[str]) -> str:
-    """The Python type of a list item or map value: its class, a plain primitive, or Any."""
-    name = schema_ref_name(node)
-    if name:
-        return name if name in known else "Any"
-    if not isinstance(node, dict) or any(k in node for k in (*WRAPPERS, "format")):
-        return "Any"
-    return PRIMITIVES.get(str(node.get("type")), "Any")
-
-
-def plain_answer(api: Api, model: str, known: set[str]) -> str | None:
-    """The Python type an answer whose class is a pydantic `RootModel` is handed back as (its
-    `.root`): `list[...]` for an array, `dict[str, ...]` for a map, the type of a primitive."""
-    schema = api.schemas.get(model)
-    if not isinstance(schema, dict) or any(k in schema for k in WRAPPERS):
-        return None
-    kinds = schema.get("type")
-    kinds = kinds if isinstance(kinds, list) else [kinds]
-    nullable = " | None" if "null" in kinds else ""
-    kinds = [k for k in kinds if k != "null"]
-    if len(kinds) != 1:
-        return None
-    if kinds[0] == "array" and "prefixItems" not in schema:
-        return f"list[{_element(schema.get('items') or {}, known)}]{nullable}"
-    extra = schema.get("additionalProperties")
-    if kinds[0] == "object" and isinstance(extra, dict) and "patternProperties" not in schema:
-        return f"dict[str, {_element(extra, known)}]{nullable}"
-    if kinds[0] in PRIMITIVES and "format" not in schema:
-        return PRIMITIVES[kinds[0]] + nullable
-    return None
-
-
 def client_op(
     api: Api, op: Operation, known: set[str], table: dict[str, Scheme] | None = None
 ) -> ClientOp:
     model = op.success.model
     page = page_style(api, op, known)[0] if model else None
-    data = _data_annotation(api, model, known) if model else None
+    data = data_annotation(api, model, known) if model else None
     enum = bool(model) and model in api.enum_classes
     raw = client_wire.raw_result(op.success, enum)
     if raw is not None:
