@@ -33,6 +33,22 @@ ROOTS = (
 # service body and answer (refused at `root`; not yet looked into)
 KNOWN = frozenset(
     {
+        # the client only: an undeclared key equal to a declared field's snake_case attribute
+        # (Xero's examples send `name` where the schema has `Name`; the client's attribute for
+        # `Name` is `name`), so the kept extra and the field collide and the dump adds
+        # `Name: null`. To fix in the client's model base (issue 27 stays open for it).
+        ("xero_accounting.yaml", "PUT /TrackingCategories body application/json example"),
+        (
+            "xero_accounting.yaml",
+            "PUT /TrackingCategories/{TrackingCategoryID}/Options body application/json example",
+        ),
+        (
+            "xero_accounting.yaml",
+            (
+                "POST /TrackingCategories/{TrackingCategoryID}/Options/{TrackingOptionID} body "
+                "application/json example"
+            ),
+        ),
         (
             "digitalocean/specification/DigitalOcean-public.v2.yaml",
             "/components/schemas/droplet_action_change_backup_policy examples/0",
