@@ -10,6 +10,11 @@ its source (a cache entry whose path, size or hash differs is not used).
 Tests that draw something fresh each run (the contract test's second seed) read it from
 `SPEC_GEN_TESTS_SEED`, drawn here once per run unless set: under pytest-xdist every worker
 must collect the same test ids, and setting it reproduces a run.
+
+The slowest modules run first (`LONGEST_FIRST`): pytest-xdist hands out whole modules
+(`--dist loadscope`), so a four-minute module handed out last keeps one worker busy while
+the other has nothing left; handed out first, the short ones fill in beside it.
+`scripts/test.sh` turns off xdist's own reordering (by number of tests) so this order holds.
 """
 
 from __future__ import annotations
@@ -25,6 +30,21 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 _OWN_MYPY_CACHE = "SPEC_GEN_TESTS_OWN_MYPY_CACHE"
+
+# the modules that took longest in a whole run (junit times, `--junitxml`), longest first
+LONGEST_FIRST = (
+    "tests/corpus/test_fidelity_large.py",
+    "tests/generator/commands/test_own_spec.py",
+    "tests/typescript/test_typescript_e2e.py",
+    "tests/contract/test_schemathesis.py",
+    "tests/client/test_client_http.py",
+    "tests/corpus/test_corpus.py",
+    "tests/client/test_standalone_install.py",
+    "tests/generator/commands/test_init.py",
+    "tests/generator/diff/test_diff_generated.py",
+    "tests/docs/test_docs_examples.py",
+    "tests/contract/test_hostile_input.py",
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -42,6 +62,18 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if own and os.environ.get("MYPY_CACHE_DIR") == own:
         shutil.rmtree(own, ignore_errors=True)
         del os.environ["MYPY_CACHE_DIR"]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
+    missing = [name for name in LONGEST_FIRST if not (ROOT / name).is_file()]
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py LONGEST_FIRST names no file: {missing}")
+
+    def place(item: pytest.Item) -> int:
+        return rank.get(item.path.relative_to(ROOT).as_posix(), len(rank))
+
+    items.sort(key=place)  # stable: the rest keep their order
 
 
 @pytest.fixture
