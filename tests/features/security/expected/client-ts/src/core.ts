@@ -147,6 +147,14 @@ function formValue(value: unknown): string {
   return typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
 }
 
+/** The body of a method whose object holds the body's fields ({ key: wire name }); undefined
+ * when the body is optional and none of them is given. */
+export function fields(params: Record<string, unknown>, wires: Record<string, string>, always: boolean): Record<string, unknown> | undefined {
+  const body: Record<string, unknown> = {};
+  for (const [key, wire] of Object.entries(wires)) if (params[key] !== undefined) body[wire] = params[key];
+  return always || Object.keys(body).length ? body : undefined;
+}
+
 export class Core {
   readonly baseUrl: string;
   readonly #origin: string;
