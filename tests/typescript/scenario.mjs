@@ -38,6 +38,15 @@ assert.equal(new Set(contacts.map((c) => c.id)).size, contacts.length);
 const [first, second] = [contacts[0].id, contacts[1].id];
 const one = await client.contacts.get({ contactId: first });
 assert.equal(one.id, first);
+// the HTTP response beside the typed data (the Python client's with_raw_response)
+const { data: same, response } = await client.contacts.get({ contactId: first }).withResponse();
+assert.equal(same.id, first);
+assert.equal(response.status, 200);
+assert.match(response.headers.get("x-ratelimit-remaining"), /^\d+$/);
+const unread = await client.contacts.get({ contactId: first }).asResponse();
+assert.equal((await unread.json()).data.id, first);
+const [page] = await client.contacts.list({ limit: 2 }).pages().next().then((r) => [r.value]);
+assert.equal(page.response.status, 200);
 checked.push("contacts");
 
 // suppress and the ledger
@@ -119,6 +128,15 @@ const refusedAt = timeline.find((e) => e[0] === "response")[1];
 const retriedAt = timeline.filter((e) => e[0] === "request")[1][1];
 assert.ok(retriedAt - refusedAt >= asked * 1000 - 10, `waited ${retriedAt - refusedAt} ms of ${asked} s`);
 checked.push("429");
+
+// pacing: a fresh key on the rate-limited server (10 a second) sends 14 requests at once and
+// none is refused (no retries allowed): the client spaces them out itself
+const paced = new Client({ baseUrl: setup.limitedBaseUrl, apiKey: setup.pacedKey, maxRetries: 0, pacing: true });
+const pacedStart = Date.now();
+const pacedAnswers = await Promise.all(Array.from({ length: 14 }, () => paced.contacts.get({ contactId: first })));
+assert.ok(pacedAnswers.every((c) => c.id === first));
+assert.ok(Date.now() - pacedStart >= 900, `14 requests in ${Date.now() - pacedStart} ms`);
+checked.push("pacing");
 
 // an upload from the feature fixtures (tests/features/uploads): multipart, binary, text
 const files = new uploads.Client({ baseUrl: setup.uploadsBaseUrl });

@@ -37,3 +37,12 @@ export async function calls(): Promise<void> {
   await client.contacts.get({ contactId: 1 });
   await client.webhooks.update({ webhookId: "wh_1", isActive: false });
 }
+
+export async function raw(): Promise<number> {
+  // the HTTP response beside the typed data
+  const { data, response } = await client.contacts.get({ contactId: 1 }).withResponse();
+  const id: number = data.id;
+  const paced = new Client({ apiKey: "k", pacing: true });
+  await paced.apiKeys.list();
+  return id + response.status;
+}

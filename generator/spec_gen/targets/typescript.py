@@ -16,8 +16,8 @@ from typing import Any
 from ..core.naming import words
 from ..ir import Api, Operation, Param
 from . import Target
-from .client.auth import Scheme, schemes
-from .client.facts import context_headers, status_errors, webhook_signature
+from .client.auth import Scheme, primary_scheme, schemes
+from .client.facts import context_headers, rate_limits, status_errors, webhook_signature
 from .client.names import client_paths
 from .typescript_types import Aliases, aliases, literal, prop_key, ts_type, type_name, union
 
@@ -118,7 +118,7 @@ class TsOp:
     def result_type(self) -> str:
         if self.page is not None:
             return f"Paginator<{self.returns}>"
-        return f"Promise<{self.returns}>"
+        return f"APIPromise<{self.returns}>"
 
     @property
     def docs(self) -> list[str]:
@@ -341,6 +341,7 @@ def render_typescript(target: Target, api: Api, env_prefix: str) -> dict[str, st
     options = frozenset(o for s in table.values() for o in s.options)
     paths = client_paths(api, options)
     names = aliases(api)
+    primary = primary_scheme(api, table)
     ops = [ts_op(api, op, paths[op.operation_id], names) for op in api.operations]
     roots = [n for n in namespaces(ops) if len(n.path) == 1]
     signature = webhook_signature(api)
@@ -362,6 +363,8 @@ def render_typescript(target: Target, api: Api, env_prefix: str) -> dict[str, st
         "roots": roots,
         "types": names.declarations,
         "schemes": ts_schemes(table),
+        "primary_scheme": primary.name if primary else None,
+        "rate_limits": [[count, int(window * 1000)] for count, window in rate_limits(api)],
         "context_headers": {camel(k): v for k, v in context_headers(api).items()},
         "errors": error_classes(api, names.answer),
         "signature": signature,
