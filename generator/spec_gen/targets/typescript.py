@@ -323,15 +323,16 @@ def ts_schemes(table: dict[str, Scheme]) -> list[TsScheme]:
 
 def error_classes(api: Api, names: dict[str, str]) -> list[dict[str, Any]]:
     """Per status: the class name and the union of the error bodies operations declare."""
+    bodies: dict[str, list[str]] = {}
+    for op in api.operations:
+        for r in op.error_responses:
+            bodies.setdefault(r.status, []).append(
+                "T." + names.get(r.model, r.model) if r.model else "unknown"
+            )
     out = []
     for code, name in status_errors(api):
-        bodies = []
-        for op in api.operations:
-            for r in op.error_responses:
-                if r.status == str(code):
-                    bodies.append("T." + names.get(r.model, r.model) if r.model else "unknown")
-        body = union(bodies) if bodies else "unknown"
-        out.append({"code": code, "name": name, "body": body})
+        found = bodies.get(str(code))
+        out.append({"code": code, "name": name, "body": union(found) if found else "unknown"})
     return out
 
 

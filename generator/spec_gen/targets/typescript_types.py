@@ -255,11 +255,12 @@ def aliases(api: Api) -> Aliases:
     schemas = api.schemas
     sent, got = _sides(api)
     enums = {name for name, schema in schemas.items() if _has_enum(schema)}
+    refs = {name: set(_refs(schema)) for name, schema in schemas.items()}
     grew = True
     while grew:  # a schema referring to one that differs differs too
         grew = False
-        for name, schema in schemas.items():
-            if name not in enums and any(r in enums for r in _refs(schema)):
+        for name in schemas:
+            if name not in enums and not refs[name].isdisjoint(enums):
                 enums.add(name)
                 grew = True
     taken = {type_name(name) for name in schemas}
