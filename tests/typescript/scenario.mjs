@@ -136,6 +136,18 @@ const pacedStart = Date.now();
 const pacedAnswers = await Promise.all(Array.from({ length: 14 }, () => paced.contacts.get({ contactId: first })));
 assert.ok(pacedAnswers.every((c) => c.id === first));
 assert.ok(Date.now() - pacedStart >= 900, `14 requests in ${Date.now() - pacedStart} ms`);
+// an answer saying no request is left holds the next one for X-RateLimit-Reset seconds
+const sentAt = [];
+const exhausted = async () => {
+  sentAt.push(Date.now());
+  return new Response(JSON.stringify({ data: { keys: [], total: 0 } }), {
+    headers: { "content-type": "application/json", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "0.3" },
+  });
+};
+const held = new Client({ baseUrl: setup.baseUrl, apiKey: "held-key", fetch: exhausted, pacing: true });
+await held.apiKeys.list();
+await held.apiKeys.list();
+assert.ok(sentAt[1] - sentAt[0] >= 290, `held ${sentAt[1] - sentAt[0]} ms`);
 checked.push("pacing");
 
 // an upload from the feature fixtures (tests/features/uploads): multipart, binary, text
