@@ -16,7 +16,7 @@ const checked = [];
 const client = new Client({ baseUrl: setup.baseUrl, apiKey: setup.apiKey });
 
 // keys: a test key minted, listed, and used
-const created = await client.apiKeys.create({ body: { name: "ts-client", mode: "test" } });
+const created = await client.apiKeys.create({ name: "ts-client", mode: "test" });
 assert.match(created.api_key_token, /^outreach_test_/);
 const keys = await client.apiKeys.list();
 assert.ok(keys.keys.some((k) => k.api_key_id === created.api_key_id));
@@ -38,18 +38,27 @@ assert.equal(new Set(contacts.map((c) => c.id)).size, contacts.length);
 const [first, second] = [contacts[0].id, contacts[1].id];
 const one = await client.contacts.get({ contactId: first });
 assert.equal(one.id, first);
+// the HTTP response beside the typed data (the Python client's with_raw_response)
+const { data: same, response } = await client.contacts.get({ contactId: first }).withResponse();
+assert.equal(same.id, first);
+assert.equal(response.status, 200);
+assert.match(response.headers.get("x-ratelimit-remaining"), /^\d+$/);
+const unread = await client.contacts.get({ contactId: first }).asResponse();
+assert.equal((await unread.json()).data.id, first);
+const [page] = await client.contacts.list({ limit: 2 }).pages().next().then((r) => [r.value]);
+assert.equal(page.response.status, 200);
 checked.push("contacts");
 
 // suppress and the ledger
 assert.deepEqual((await client.suppressions.status({ contactId: first })).channels, []);
 await client.suppressions.suppress({ contactId: first });
 assert.notDeepEqual((await client.suppressions.status({ contactId: first })).channels, []);
-await client.suppressions.bulkAdd({ body: { contact_ids: [second] } });
+await client.suppressions.bulkAdd({ contactIds: [second] });
 const ledger = await client.suppressions.list({ limit: 1 }).toArray();
 const suppressed = new Set(ledger.map((row) => row.contact_id));
 assert.ok(suppressed.has(first) && suppressed.has(second), JSON.stringify(ledger));
 await client.suppressions.unsuppress({ contactId: first });
-await client.suppressions.reinstate({ body: { contact_ids: [second] } });
+await client.suppressions.reinstate({ contactIds: [second] });
 assert.deepEqual((await client.suppressions.status({ contactId: second })).channels, []);
 checked.push("suppressions");
 
@@ -65,7 +74,7 @@ const receiver = createServer((request, response) => {
 });
 await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
 const url = `http://127.0.0.1:${receiver.address().port}/hooks`;
-const hook = await client.webhooks.create({ body: { url, events: ["campaign.created"] } });
+const hook = await client.webhooks.create({ url, events: ["campaign.created"] });
 assert.ok(hook.secret);
 execFileSync(setup.emit.argv[0], setup.emit.argv.slice(1), { env: setup.emit.env });
 const deadline = Date.now() + 20_000;
@@ -120,6 +129,27 @@ const retriedAt = timeline.filter((e) => e[0] === "request")[1][1];
 assert.ok(retriedAt - refusedAt >= asked * 1000 - 10, `waited ${retriedAt - refusedAt} ms of ${asked} s`);
 checked.push("429");
 
+// pacing: a fresh key on the rate-limited server (10 a second) sends 14 requests at once and
+// none is refused (no retries allowed): the client spaces them out itself
+const paced = new Client({ baseUrl: setup.limitedBaseUrl, apiKey: setup.pacedKey, maxRetries: 0, pacing: true });
+const pacedStart = Date.now();
+const pacedAnswers = await Promise.all(Array.from({ length: 14 }, () => paced.contacts.get({ contactId: first })));
+assert.ok(pacedAnswers.every((c) => c.id === first));
+assert.ok(Date.now() - pacedStart >= 900, `14 requests in ${Date.now() - pacedStart} ms`);
+// an answer saying no request is left holds the next one for X-RateLimit-Reset seconds
+const sentAt = [];
+const exhausted = async () => {
+  sentAt.push(Date.now());
+  return new Response(JSON.stringify({ data: { keys: [], total: 0 } }), {
+    headers: { "content-type": "application/json", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "0.3" },
+  });
+};
+const held = new Client({ baseUrl: setup.baseUrl, apiKey: "held-key", fetch: exhausted, pacing: true });
+await held.apiKeys.list();
+await held.apiKeys.list();
+assert.ok(sentAt[1] - sentAt[0] >= 290, `held ${sentAt[1] - sentAt[0]} ms`);
+checked.push("pacing");
+
 // an upload from the feature fixtures (tests/features/uploads): multipart, binary, text
 const files = new uploads.Client({ baseUrl: setup.uploadsBaseUrl });
 const payload = new Uint8Array(1024).map((_, i) => i % 256);
@@ -171,6 +201,14 @@ assert.deepEqual(got, [
   { event: "tick", data: "1" },
   { event: "message", data: "a\nb", id: "7" },
 ]);
+// an enum value the spec does not declare (yet) in an answer comes through as it is (the
+// answer types are open: `"live" | "test" | (string & {})`)
+const future = async () =>
+  new Response(JSON.stringify({ data: { keys: [{ api_key_id: "k1", mode: "sandbox", tier: "enterprise" }], total: 1 } }), {
+    headers: { "content-type": "application/json" },
+  });
+const newer = (await new Client({ baseUrl: setup.baseUrl, apiKey: "k", fetch: future }).apiKeys.list()).keys[0];
+assert.deepEqual([newer.mode, newer.tier], ["sandbox", "enterprise"]);
 checked.push("runtime");
 
 console.log(JSON.stringify({ checked }));

@@ -55,6 +55,7 @@ def test_every_typescript_client_compiles_strictly(tmp_path: Path) -> None:
             continue
         included.append(f"{name}/src")
     examples = docs_examples(tmp_path / "docs")
+    shutil.copy(Path(__file__).with_name("typing_checks.ts"), tmp_path / "docs")
     included.append("docs")
     assert len(included) >= 2 + 9, included
     assert len(refused) <= 1, refused  # fcg-body_and_parameters.yaml: invalid beyond repair

@@ -1,7 +1,8 @@
 """The TypeScript client, compiled by tsc to `dist/` and run by node, against the real
 `outreach-server`: the same scenario as the Python client's end-to-end tests (keys, contacts
 across pages, suppress and the ledger, a webhook's delivery verified, a typed 404, a 429 and
-its retry after Retry-After) and an upload to the `uploads` feature fixture's server.
+its retry after Retry-After), the HTTP response beside the data, pacing under the real rate
+limits and an upload to the `uploads` feature fixture's server.
 
 The scenario is `scenario.mjs`; this module builds the packages, starts the servers and passes
 their addresses to it. Skips without node or npm (fails under CI=true).
@@ -91,6 +92,7 @@ def test_the_typescript_client_runs_the_python_clients_scenario(
     )
     server, limited = servers
     limited_key = limited.run("create-key", "--org-id", str(limited.org_id), "--name", "ts")
+    paced_key = limited.run("create-key", "--org-id", str(limited.org_id), "--name", "paced")
     emit = [
         *server.command, "admin", "emit-event", "campaign.created",
         "--org-id", str(server.org_id), "--payload", json.dumps({"n": 1}),
@@ -104,6 +106,7 @@ def test_the_typescript_client_runs_the_python_clients_scenario(
             "apiKey": server.api_key,
             "limitedBaseUrl": limited.base_url,
             "limitedKey": limited_key["api_key_token"],
+            "pacedKey": paced_key["api_key_token"],
             "uploadsBaseUrl": uploads_url,
             "emit": {"argv": emit, "env": server.env},
         }
@@ -124,6 +127,7 @@ def test_the_typescript_client_runs_the_python_clients_scenario(
         "webhook",
         "404",
         "429",
+        "pacing",
         "upload",
         "runtime",
     ]

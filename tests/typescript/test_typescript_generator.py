@@ -108,3 +108,27 @@ def test_diff_generated_lists_the_typescript_methods_a_change_touches() -> None:
     assert change.operation == ("GET", "/api/v1/contacts")
     assert change.incompatible and change.change == "changed"
     assert "limit?: string" in change.markdown()
+
+
+def test_enums_are_open_in_answers_and_closed_in_requests() -> None:
+    kinds = {"enum": ["a", "b", 3]}
+    assert ts_type(kinds) == '("a" | "b" | 3)'
+    assert ts_type(kinds, answer=True) == '("a" | "b" | 3 | (string & {}) | (number & {}))'
+    assert ts_type({"enum": [True, False]}, answer=True) == "(true | false)"
+    types = (GENERATED / "src" / "types.ts").read_text()
+    # answers reach ApiKeyMode, requests too: the request side gets a closed alias of its own
+    assert 'export type ApiKeyMode = ("live" | "test" | (string & {}));' in types
+    assert 'export type ApiKeyModeInput = ("live" | "test");' in types
+    assert "  mode?: ApiKeyModeInput;" in types  # ApiKeyCreateRequest
+
+
+def test_methods_take_the_body_fields_beside_the_parameters() -> None:
+    resources = (GENERATED / "src" / "resources.ts").read_text()
+    assert "bulkAdd(params: { xTargetOrgId?: string; contactIds: number[] }," in resources
+    assert 'body: fields(p, {"contactIds": "contact_ids"}, true),' in resources  # wire names
+    # a field named as a parameter (on the wire or as a key): the body stays whole
+    safe = ROOT / "tests" / "features" / "safe_names" / "expected" / OUTPUT_DIR / "src"
+    text = (safe / "resources.ts").read_text()
+    assert "patchUsersId(params: { id_: number | string; body_?: string; body: T.Profile" in text
+    uploads = ROOT / "tests" / "features" / "uploads" / "expected" / OUTPUT_DIR / "src"
+    assert "uploadFile(params: { body: T." in (uploads / "resources.ts").read_text()  # multipart

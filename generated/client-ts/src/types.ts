@@ -13,8 +13,8 @@ export type ApiKey = {
 };
 export type ApiKeyCreateRequest = {
   name: string;
-  mode?: ApiKeyMode;
-  tier?: Tier;
+  mode?: ApiKeyModeInput;
+  tier?: TierInput;
   scopes?: string[];
   [key: string]: unknown;
 };
@@ -40,7 +40,8 @@ export type ApiKeyListResponse = {
   data: ApiKeyList;
   [key: string]: unknown;
 };
-export type ApiKeyMode = ("live" | "test");
+export type ApiKeyMode = ("live" | "test" | (string & {}));
+export type ApiKeyModeInput = ("live" | "test");
 export type AppToken = {
   access_token: string;
   token_type: string;
@@ -183,7 +184,7 @@ export type ContactResponse = {
   data: ContactRecord;
   [key: string]: unknown;
 };
-export type CredentialSource = ("system" | "byok");
+export type CredentialSource = ("system" | "byok" | (string & {}));
 export type CustomColumnDefinition = {
   column_id: string;
   name: string;
@@ -200,7 +201,7 @@ export type DashboardStatsResponse = {
   data: DashboardStats;
   [key: string]: unknown;
 };
-export type DeliveryStatus = ("success" | "failed" | "pending");
+export type DeliveryStatus = ("success" | "failed" | "pending" | (string & {}));
 export type DeploymentOutcome = {
   status: string;
   message?: (string | null);
@@ -313,7 +314,7 @@ export type ListRecordResponse = {
   data: ListRecord;
   [key: string]: unknown;
 };
-export type ListType = ("contacts" | "companies" | "suppressions" | "deals" | "leads");
+export type ListType = ("contacts" | "companies" | "suppressions" | "deals" | "leads" | (string & {}));
 export type MergeFilteredRequest = {
   target_list_id: number;
   filter_model: FilterModel;
@@ -370,7 +371,7 @@ export type SearchableFieldListResponse = {
   data: SearchableField[];
   [key: string]: unknown;
 };
-export type SearchableFieldTier = ("fast" | "text_search" | "full_scan");
+export type SearchableFieldTier = ("fast" | "text_search" | "full_scan" | (string & {}));
 export type ServiceTokenRequest = {
   client_id: string;
   client_secret: string;
@@ -399,8 +400,8 @@ export type SuppressActionResult = {
 export type SuppressContactRequest = {
   [key: string]: unknown;
 };
-export type SuppressionCategory = ("contact_initiated" | "org_initiated" | "system");
-export type SuppressionChannel = ("all" | "email" | "phone" | "linkedin");
+export type SuppressionCategory = ("contact_initiated" | "org_initiated" | "system" | (string & {}));
+export type SuppressionChannel = ("all" | "email" | "phone" | "linkedin" | (string & {}));
 export type SuppressionListResponse = {
   data: SuppressionRecord[];
   [key: string]: unknown;
@@ -436,7 +437,8 @@ export type SurveyTriggerDeletionResult = {
   survey_id?: (string | null);
   [key: string]: unknown;
 };
-export type Tier = ("read" | "write" | "billable");
+export type Tier = ("read" | "write" | "billable" | (string & {}));
+export type TierInput = ("read" | "write" | "billable");
 export type UnlockInfoRequest = {
   list_id: number;
   contact_ids?: number[];
@@ -521,7 +523,7 @@ export type Webhook = {
 };
 export type WebhookCreateRequest = {
   url: string;
-  events: WebhookEventKind[];
+  events: WebhookEventKindInput[];
   name?: string;
   [key: string]: unknown;
 };
@@ -546,7 +548,8 @@ export type WebhookEventInfo = {
   event: WebhookEventKind;
   [key: string]: unknown;
 };
-export type WebhookEventKind = ("campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.status_changed" | "document.created" | "document.updated" | "document.generated" | "intelligence.completed" | "research.completed" | "company.enriched" | "person.enriched" | "company_intelligence.completed");
+export type WebhookEventKind = ("campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.status_changed" | "document.created" | "document.updated" | "document.generated" | "intelligence.completed" | "research.completed" | "company.enriched" | "person.enriched" | "company_intelligence.completed" | (string & {}));
+export type WebhookEventKindInput = ("campaign.created" | "campaign.updated" | "campaign.deleted" | "campaign.launched" | "campaign.status_changed" | "document.created" | "document.updated" | "document.generated" | "intelligence.completed" | "research.completed" | "company.enriched" | "person.enriched" | "company_intelligence.completed");
 export type WebhookEventListResponse = {
   data: WebhookEventInfo[];
   [key: string]: unknown;
@@ -564,7 +567,7 @@ export type WebhookResponse = {
 };
 export type WebhookUpdateRequest = {
   url?: string;
-  events?: WebhookEventKind[];
+  events?: WebhookEventKindInput[];
   name?: string;
   is_active?: boolean;
   [key: string]: unknown;

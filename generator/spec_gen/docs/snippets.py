@@ -98,17 +98,25 @@ def typescript_example(
 ) -> str:
     """The TypeScript client's call (`targets/typescript.py`'s names: the Python client's, in
     camelCase), credentials from `process.env`."""
-    from ..targets.typescript import camel
+    from ..targets.typescript import body_fields, camel, param_keys, prop_key
 
     op = example.op
     fields = [f"{camel(p.py_name)}: {json.dumps(value)}" for p, value in example.arguments]
-    if example.body is not MISSING:
+    flat = body_fields(api, op)
+    if example.body is not MISSING and flat is not None:
+        given = example.body if isinstance(example.body, dict) else {}
+        for key, wire, _, _ in flat:
+            if wire in given:
+                value = json.dumps(given[wire], indent=2, ensure_ascii=False)
+                fields.append(f"{prop_key(key)}: {value.replace(chr(10), chr(10) + '  ')}")
+    elif example.body is not MISSING:
         kind = op.body.kind if op.body is not None else "json"
         if kind == "binary":
             body = "new Blob([/* the bytes */])"
         else:
             body = json.dumps(example.body, indent=2, ensure_ascii=False).replace("\n", "\n  ")
-        fields.append(f"body: {body}")
+        member = "requestBody" if "body" in param_keys(op) else "body"
+        fields.append(f"{member}: {body}")
     options = [
         f"{camel(option)}: process.env.{env}"
         for scheme in op_credentials(api, op, settings.env_prefix)

@@ -10,27 +10,31 @@ client with `tsc` under `spec-gen build --typecheck`.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..document.openapi import SCHEMA_REF
+from ..core.naming import words
 from ..ir import Api, Operation, Param
 from . import Target
-from .client.auth import Scheme, schemes
-from .client.facts import context_headers, status_errors, webhook_signature
+from .client.auth import Scheme, primary_scheme, schemes
+from .client.facts import context_headers, rate_limits, status_errors, webhook_signature
 from .client.names import client_paths
+from .typescript_types import Aliases, aliases, literal, prop_key, ts_type, type_name, union
+
+__all__ = [
+    "body_fields",
+    "camel",
+    "literal",
+    "param_keys",
+    "prop_key",
+    "render_typescript",
+    "ts_type",
+    "type_name",
+]
 
 OUTPUT_DIR = "client-ts"
 TYPESCRIPT_VERSION = "5.9.3"  # what the tests and .ci/run install; the package's devDependency
 IDEMPOTENT_METHODS = frozenset({"get", "head", "options", "put", "delete"})
-_IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
-# names a type alias must not take in types.ts: the globals its own declarations use
-TS_GLOBALS = frozenset(
-    {"Blob", "Array", "Record", "Promise", "String", "Number", "Boolean", "Object", "unknown",
-     "Date", "Error", "Function", "Symbol", "Map", "Set", "JSON", "Math", "File", "FormData"}
-)  # fmt: skip
 TEMPLATES = (
     "package.json",
     "tsconfig.json",
@@ -56,143 +60,6 @@ def camel(snake_name: str) -> str:
     return lead + parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:]) + trail
 
 
-def type_name(cls: str) -> str:
-    return cls + "_" if cls in TS_GLOBALS else cls
-
-
-def literal(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def prop_key(name: str) -> str:
-    return name if _IDENT.match(name) else literal(name)
-
-
-def ts_type(schema: Any, depth: int = 0, ns: str = "") -> str:
-    """The TypeScript type of a (3.1) schema; `$ref`s name the type aliases of types.ts
-    (prefixed with `ns`: `T.` outside it)."""
-    if depth > 40 or schema is True or not isinstance(schema, dict) or not schema:
-        return "unknown"
-    if schema is False:
-        return "never"
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        if ref.startswith(SCHEMA_REF) and "/" not in ref[len(SCHEMA_REF) :]:
-            return ns + type_name(ref[len(SCHEMA_REF) :].replace("~1", "/").replace("~0", "~"))
-        return "unknown"
-    if "const" in schema:
-        return literal(schema["const"])
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return _union([literal(v) for v in schema["enum"]])
-    parts: list[str] = []
-    if isinstance(schema.get("allOf"), list) and schema["allOf"]:
-        members = [ts_type(s, depth + 1, ns) for s in schema["allOf"]]
-        parts.append("(" + " & ".join(members) + ")")
-    for key in ("oneOf", "anyOf"):
-        if isinstance(schema.get(key), list) and schema[key]:
-            parts.append(_alternatives(schema[key], schema.get("discriminator"), depth, ns))
-    own = _own_type(schema, depth, ns)
-    if own is not None:
-        parts.append(own)
-    if not parts:
-        return "unknown"
-    if len(parts) == 1:
-        return parts[0]
-    return "(" + " & ".join(p if p.startswith("(") else f"({p})" for p in parts) + ")"
-
-
-def _union(members: list[str]) -> str:
-    unique = list(dict.fromkeys(members))
-    if "unknown" in unique:
-        return "unknown"
-    return unique[0] if len(unique) == 1 else "(" + " | ".join(unique) + ")"
-
-
-def _alternatives(members: list[Any], discriminator: Any, depth: int, ns: str) -> str:
-    prop = discriminator.get("propertyName") if isinstance(discriminator, dict) else None
-    if not isinstance(prop, str):
-        return _union([ts_type(s, depth + 1, ns) for s in members])
-    mapping = discriminator.get("mapping") if isinstance(discriminator, dict) else None
-    tags: dict[str, list[str]] = {}
-    if isinstance(mapping, dict):
-        for value, ref in mapping.items():
-            if isinstance(ref, str):
-                name = ref.split("/")[-1] if ref.startswith("#/") else ref
-                tags.setdefault(name, []).append(str(value))
-    out = []
-    for member in members:
-        kind = ts_type(member, depth + 1, ns)
-        ref = member.get("$ref") if isinstance(member, dict) else None
-        if isinstance(ref, str) and ref.startswith(SCHEMA_REF):
-            name = ref[len(SCHEMA_REF) :]
-            values = tags.get(name) or ([] if mapping else [name])
-            if values:
-                tag = " | ".join(literal(v) for v in values)
-                kind = f"({kind} & {{ {prop_key(prop)}: {tag} }})"
-        out.append(kind)
-    return _union(out)
-
-
-def _own_type(schema: dict[str, Any], depth: int, ns: str) -> str | None:
-    kinds = schema.get("type")
-    if kinds is None:
-        if any(k in schema for k in ("properties", "additionalProperties")):
-            kinds = "object"
-        elif "items" in schema:
-            kinds = "array"
-        else:
-            return None
-    if not isinstance(kinds, list):
-        kinds = [kinds]
-    return _union([_one_type(str(k), schema, depth, ns) for k in kinds]) if kinds else None
-
-
-def _one_type(kind: str, schema: dict[str, Any], depth: int, ns: str) -> str:
-    if kind == "string":
-        if schema.get("format") == "binary" or "contentMediaType" in schema:
-            return "Blob"
-        return "string"
-    if kind in ("integer", "number"):
-        return "number"
-    if kind == "boolean":
-        return "boolean"
-    if kind == "null":
-        return "null"
-    if kind == "array":
-        items = schema.get("items")
-        if isinstance(schema.get("prefixItems"), list):
-            return "unknown[]"
-        return f"{_wrap(ts_type(items if items is not None else True, depth + 1, ns))}[]"
-    if kind == "object":
-        return _object(schema, depth, ns)
-    return "unknown"
-
-
-def _wrap(text: str) -> str:
-    return text if _IDENT.match(text) or text.startswith("(") else f"({text})"
-
-
-def _object(schema: dict[str, Any], depth: int, ns: str) -> str:
-    found = schema.get("properties")
-    props: dict[str, Any] = found if isinstance(found, dict) else {}
-    required = set(schema.get("required") or [])
-    extra = schema.get("additionalProperties", True)
-    fields = []
-    for name, sub in props.items():
-        optional = "" if name in required else "?"
-        fields.append(f"{prop_key(str(name))}{optional}: {ts_type(sub, depth + 1, ns)}")
-    if extra is not False:
-        if props or extra is True or extra == {}:
-            fields.append("[key: string]: unknown")
-        else:
-            fields.append(f"[key: string]: {ts_type(extra, depth + 1, ns)}")
-    if not fields:
-        return "{ [key: string]: never }"
-    if depth == 0 and not ns:  # a schema's own object type: a field a line
-        return "{\n" + "".join(f"  {f};\n" for f in fields) + "}"
-    return "{ " + "; ".join(fields) + " }"
-
-
 # -- operations ----------------------------------------------------------------------------
 
 
@@ -200,7 +67,7 @@ def _object(schema: dict[str, Any], depth: int, ns: str) -> str:
 class TsParam:
     name: str  # the key in the method's object
     wire: str
-    location: str
+    location: str  # path | query | header | cookie | body (a field of a flattened body)
     required: bool
     type: str
 
@@ -211,7 +78,8 @@ class TsOp:
     namespace: tuple[str, ...]
     method: str
     params: list[TsParam]
-    body_key: str | None
+    body_fields: list[TsParam]  # an object body's fields, beside the parameters
+    body_key: str | None  # else the member holding the whole body
     body_type: str
     body_required: bool
     body_kind: str  # json | form | multipart | binary | text
@@ -226,7 +94,10 @@ class TsOp:
 
     @property
     def options_type(self) -> str:
-        fields = [f"{prop_key(p.name)}{'' if p.required else '?'}: {p.type}" for p in self.params]
+        fields = [
+            f"{prop_key(p.name)}{'' if p.required else '?'}: {p.type}"
+            for p in (*self.params, *self.body_fields)
+        ]
         if self.body_key:
             optional = "" if self.body_required else "?"
             fields.append(f"{self.body_key}{optional}: {self.body_type}")
@@ -234,13 +105,20 @@ class TsOp:
 
     @property
     def options_required(self) -> bool:
-        return any(p.required for p in self.params) or (bool(self.body_key) and self.body_required)
+        return any(p.required for p in (*self.params, *self.body_fields)) or (
+            bool(self.body_key) and self.body_required
+        )
+
+    @property
+    def body_pairs(self) -> dict[str, str]:
+        """{key in the method's object: wire name} of each body field."""
+        return {p.name: p.wire for p in self.body_fields}
 
     @property
     def result_type(self) -> str:
         if self.page is not None:
             return f"Paginator<{self.returns}>"
-        return f"Promise<{self.returns}>"
+        return f"APIPromise<{self.returns}>"
 
     @property
     def docs(self) -> list[str]:
@@ -249,14 +127,62 @@ class TsOp:
         return [line.replace("*/", "*\\/") for line in lines]
 
 
-def _param_type(p: Param) -> str:
-    base = ts_type(p.schema, ns="T.")
+def field_key(wire: str) -> str:
+    """A body field's key in the method's object: camelCase of its words (`contact_ids` ->
+    `contactIds`, `class` stays `class`: a key, never a variable); no words: the wire name."""
+    parts = [w.lower() for w in words(wire)]
+    if not parts:
+        return wire
+    key = parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:])
+    return "_" + key if key[0].isdigit() else key
+
+
+def param_keys(op: Operation) -> list[str]:
+    return [camel(p.py_name) for p in op.params]
+
+
+def body_fields(api: Api, op: Operation) -> list[tuple[str, str, bool, Any]] | None:
+    """(key, wire name, required, schema) of each field of the body, when the method takes them
+    beside its parameters: a JSON or url-encoded body whose schema is an object with named
+    properties, none of whose names (camelCase or on the wire) is a parameter's or another
+    field's. None: the method takes the body whole, as `body` (arrays, primitives, binary,
+    multipart, maps, compositions, or when names collide)."""
+    media = op.body.media[0] if op.body is not None and op.body.media else None
+    if media is None or media.kind not in ("json", "form"):
+        return None
+    schema = api.schemas.get(media.model or "", media.schema)
+    if not isinstance(schema, dict) or any(
+        k in schema for k in ("$ref", "allOf", "oneOf", "anyOf", "not", "if", "enum", "const")
+    ):
+        return None
+    props = schema.get("properties")
+    extra = schema.get("additionalProperties", True)
+    if schema.get("type", "object") != "object" or not isinstance(props, dict) or not props:
+        return None
+    if extra is not True and extra is not False and extra != {}:
+        return None  # a map with typed extra keys: whole
+    required = (
+        set(schema.get("required") or []) if op.body is not None and op.body.required else set()
+    )
+    taken = {*param_keys(op), *(p.name for p in op.params)}
+    out = []
+    for wire, sub in props.items():
+        key = field_key(str(wire))
+        if key in taken or wire in taken:
+            return None
+        taken.add(key)
+        out.append((key, str(wire), wire in required, sub))
+    return out
+
+
+def _param_type(p: Param, names: dict[str, str]) -> str:
+    base = ts_type(p.schema, ns="T.", names=names)
     if p.location == "path" and base == "number":
         base = "number | string"
     return f"{base} | null" if p.nullable and "null" not in base else base
 
 
-def _data_type(api: Api, model: str | None) -> tuple[str | None, str | None]:
+def _data_type(api: Api, model: str | None, names: dict[str, str]) -> tuple[str | None, str | None]:
     """(the `data` property's type, its item type when it is an array) of an envelope."""
     schema = api.schemas.get(model or "")
     if not isinstance(schema, dict):
@@ -266,37 +192,41 @@ def _data_type(api: Api, model: str | None) -> tuple[str | None, str | None]:
         return None, None
     item = None
     if data.get("type") == "array" and isinstance(data.get("items"), dict):
-        item = ts_type(data["items"], ns="T.")
-    return ts_type(data, ns="T."), item
+        item = ts_type(data["items"], ns="T.", answer=True, names=names)
+    return ts_type(data, ns="T.", answer=True, names=names), item
 
 
-def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str]) -> TsOp:
-    taken = {"body"}
+def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str], names: Aliases) -> TsOp:
+    sent = names.request
     params = []
     for p in sorted(op.params, key=lambda p: not p.required):
-        name = camel(p.py_name)
-        taken.add(name)
-        params.append(
-            TsParam(name, p.name, p.location, p.required and not p.in_context, _param_type(p))
-        )
+        required = p.required and not p.in_context
+        params.append(TsParam(camel(p.py_name), p.name, p.location, required, _param_type(p, sent)))
     body = op.body
     body_key = None
     body_type = "never"
     kind = "json"
     content_type = ""
+    flat = body_fields(api, op)
+    fields = [
+        TsParam(key, wire, "body", required, ts_type(sub, ns="T.", names=sent))
+        for key, wire, required, sub in flat or ()
+    ]
     if body is not None:
-        body_key = "body" if "body" not in {p.name for p in params} else "requestBody"
         media = body.media[0] if body.media else None
         kind = media.kind if media else "json"
         content_type = media.content_type if media else "application/json"
+        if flat is None:
+            body_key = "requestBody" if "body" in {p.name for p in params} else "body"
         if kind == "binary":
             body_type = "Blob | ArrayBuffer | Uint8Array | string"
         elif kind == "text":
             body_type = "string"
         elif media is not None and media.model:
-            body_type = "T." + type_name(media.model)
+            body_type = "T." + sent.get(media.model, type_name(media.model))
         else:
-            body_type = ts_type(body.schema, ns="T.") if body.schema else "unknown"
+            body_type = ts_type(body.schema, ns="T.", names=sent) if body.schema else "unknown"
+    got = names.answer
     success = op.success
     answer = success.kind
     model = success.model
@@ -312,9 +242,9 @@ def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str]) -> TsOp:
         returns = "AsyncIterable<ServerSentEvent>"
     elif answer in ("binary", "text", "mixed"):
         plain = "Blob" if raw is not None and raw.kind == "binary" else "string"
-        returns = f"T.{type_name(model)} | {plain}" if answer == "mixed" and model else plain
+        returns = f"T.{got.get(model, model)} | {plain}" if answer == "mixed" and model else plain
     elif model:
-        data, item = _data_type(api, model)
+        data, item = _data_type(api, model, got)
         if op.pagination in ("page", "offset") and item is not None:
             returns, unwrap = item, True
             limit = next(
@@ -326,7 +256,7 @@ def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str]) -> TsOp:
         elif data is not None:
             returns, unwrap = data, True
         else:
-            returns = "T." + type_name(model)
+            returns = "T." + got.get(model, type_name(model))
     else:
         returns = "unknown"
     safe = op.tier != "billable" and (op.method in IDEMPOTENT_METHODS or op.tier == "read")
@@ -336,6 +266,7 @@ def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str]) -> TsOp:
         namespace=tuple(camel(n) for n in namespace),
         method=camel(method),
         params=params,
+        body_fields=fields,
         body_key=body_key,
         body_type=body_type,
         body_required=bool(body and body.required),
@@ -390,17 +321,18 @@ def ts_schemes(table: dict[str, Scheme]) -> list[TsScheme]:
     ]
 
 
-def error_classes(api: Api) -> list[dict[str, Any]]:
+def error_classes(api: Api, names: dict[str, str]) -> list[dict[str, Any]]:
     """Per status: the class name and the union of the error bodies operations declare."""
+    bodies: dict[str, list[str]] = {}
+    for op in api.operations:
+        for r in op.error_responses:
+            bodies.setdefault(r.status, []).append(
+                "T." + names.get(r.model, r.model) if r.model else "unknown"
+            )
     out = []
     for code, name in status_errors(api):
-        bodies = []
-        for op in api.operations:
-            for r in op.error_responses:
-                if r.status == str(code):
-                    bodies.append("T." + type_name(r.model) if r.model else "unknown")
-        body = _union(bodies) if bodies else "unknown"
-        out.append({"code": code, "name": name, "body": body})
+        found = bodies.get(str(code))
+        out.append({"code": code, "name": name, "body": union(found) if found else "unknown"})
     return out
 
 
@@ -409,14 +341,15 @@ def render_typescript(target: Target, api: Api, env_prefix: str) -> dict[str, st
     table = schemes(api, env_prefix)
     options = frozenset(o for s in table.values() for o in s.options)
     paths = client_paths(api, options)
-    ops = [ts_op(api, op, paths[op.operation_id]) for op in api.operations]
+    names = aliases(api)
+    primary = primary_scheme(api, table)
+    ops = [ts_op(api, op, paths[op.operation_id], names) for op in api.operations]
     roots = [n for n in namespaces(ops) if len(n.path) == 1]
-    types = {type_name(cls): ts_type(schema) for cls, schema in sorted(api.schemas.items())}
     signature = webhook_signature(api)
     webhook_payload = None
     for hook in api.webhooks:
         if hook.body is not None and hook.body.media and hook.body.media[0].model:
-            webhook_payload = "T." + type_name(hook.body.media[0].model)
+            webhook_payload = "T." + names.answer[hook.body.media[0].model]
             break
     servers = [s.url for s in api.servers]
     base_url = servers[0] if servers else "http://localhost"
@@ -429,10 +362,12 @@ def render_typescript(target: Target, api: Api, env_prefix: str) -> dict[str, st
         "ops": ops,
         "namespaces": namespaces(ops),
         "roots": roots,
-        "types": types,
+        "types": names.declarations,
         "schemes": ts_schemes(table),
+        "primary_scheme": primary.name if primary else None,
+        "rate_limits": [[count, int(window * 1000)] for count, window in rate_limits(api)],
         "context_headers": {camel(k): v for k, v in context_headers(api).items()},
-        "errors": error_classes(api),
+        "errors": error_classes(api, names.answer),
         "signature": signature,
         "webhook_payload": webhook_payload,
         "base_url": base_url.rstrip("/"),

@@ -19,19 +19,30 @@ export type Profile = {
   rank?: (number | null);
   [key: string]: unknown;
 };
+export type ProfileInput = {
+  id: number;
+  body?: string;
+  class?: string;
+  self?: boolean;
+  displayName: string;
+  tags?: TagInput[];
+  rank?: (number | null);
+  [key: string]: unknown;
+};
 export type ResponseModel = {
   role: ResponseModelRole;
   Field?: string;
   import?: number;
   [key: string]: unknown;
 };
-export type ResponseModelRole = ("admin" | "member");
+export type ResponseModelRole = ("admin" | "member" | (string & {}));
 export type Role = {
   name: string;
   level?: number;
   [key: string]: unknown;
 };
-export type Tag = ("red" | "blue");
+export type Tag = ("red" | "blue" | (string & {}));
+export type TagInput = ("red" | "blue");
 export type UUIDModel = {
   id?: string;
   [key: string]: unknown;

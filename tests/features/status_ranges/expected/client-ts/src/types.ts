@@ -10,6 +10,6 @@ export type Problem = {
   status?: number;
   [key: string]: unknown;
 };
-export type State = ("queued" | "done");
+export type State = ("queued" | "done" | (string & {}));
 
 export {};
