@@ -11,6 +11,7 @@ from .. import Target
 from ..render import names_in
 from . import wire as client_wire
 from .answers import data_annotation, plain_answer
+from .options import client_options, credential_options
 from .auth import Scheme, primary_scheme, schemes, token_param
 from .body import BodyField, body_fields, models_in
 from .body import body_annotation as client_body_annotation
@@ -205,7 +206,7 @@ def id_annotation(p: Param) -> str:
 def client_views(api: Api, known: set[str], env_prefix: str = "") -> dict[str, ClientOp]:
     """Every operation as the client sees it, with its safe, unique place in the client."""
     table = schemes(api, env_prefix)
-    options = {o for s in table.values() for o in s.options} | set(context_headers(api))
+    options = {o.name for o in client_options(table, {}, context_headers(api))}
     paths = client_paths(api, frozenset(options))
     views = {}
     for op in api.operations:
@@ -366,6 +367,9 @@ def render_client(
         "default_key_mode": default_mode,
         "rate_limits": rate_limits(api),
         "context_headers": context_headers(api),
+        "options": client_options(table, envs, context_headers(api)),
+        "credentials": credential_options(table),
+        "oauth": {name: s.oauth for name, s in table.items() if s.oauth is not None},
         "roots": roots,
         "views": views,
         "webhook": webhook,
@@ -385,6 +389,7 @@ def render_client(
         f"{pkg}/pacing.py": target.render("client/pacing.py.j2", **ctx),
         f"{pkg}/auth.py": target.render("client/auth.py.j2", **ctx),
         f"{pkg}/_http.py": target.render("client/_http.py.j2", **ctx),
+        **({f"{pkg}/oauth.py": target.render("client/oauth.py.j2", **ctx)} if ctx["oauth"] else {}),
         f"{pkg}/base.py": target.render("client/base.py.j2", **ctx),
         f"{pkg}/pagination.py": target.render("client/pagination.py.j2", **ctx),
         f"{pkg}/client.py": target.render("client/client.py.j2", **ctx),
