@@ -164,16 +164,15 @@ def schemes(api: Api, env_prefix: str) -> dict[str, Scheme]:
         flows = _flows(scheme)
         if flows is not None:
             prefix = "" if fetching_count == 1 else f"{stem}_"
-            cid, secret, refresh = (
-                _unique(f"{prefix}{n}", used) for n in ("client_id", "client_secret", "refresh_token")
-            )
+            wanted = ["client_id", "client_secret"] + (["refresh_token"] if flows[1] or flows[2] else [])
+            names = [_unique(f"{prefix}{n}", used) for n in wanted] + ["", ""]
             oauth = OAuth(
                 *flows,
-                options=(cid, secret, refresh),
+                options=(names[0], names[1], names[2]),  # "": no refresh token for this scheme
                 envs=(
-                    f"{env_prefix}{cid.upper()}",
-                    f"{env_prefix}{secret.upper()}",
-                    f"{env_prefix}{refresh.upper()}",
+                    f"{env_prefix}{names[0].upper()}",
+                    f"{env_prefix}{names[1].upper()}",
+                    f"{env_prefix}{names[2].upper()}" if names[2] else "",
                 ),
             )
         out[name] = Scheme(

@@ -31,10 +31,11 @@ def client_options(
             out.append(ClientOption(option, "str | None", "None", env))
         if scheme.oauth is not None:
             for option, env in zip(scheme.oauth.options, scheme.oauth.envs, strict=True):
-                out.append(ClientOption(option, "str | None", "None", env))
-    names = " | ".join(f"Literal[{name!r}]" for name in environments)
+                if option:
+                    out.append(ClientOption(option, "str | None", "None", env))
+    names = ", ".join(repr(name) for name in environments)
     out += [
-        ClientOption("environment", f"{names} | None" if names else "str | None", "None"),
+        ClientOption("environment", f"Literal[{names}] | None" if names else "str | None", "None"),
         ClientOption("base_url", "str | None", "None"),
         ClientOption("timeout", "float | httpx.Timeout | None", "DEFAULT_TIMEOUT"),
         ClientOption("max_retries", "int", "DEFAULT_MAX_RETRIES"),

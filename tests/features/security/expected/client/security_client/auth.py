@@ -39,7 +39,6 @@ CREDENTIAL_ENVS: dict[str, str] = {
     "oauth_token": "SECURITY_OAUTH_TOKEN",
     "oauth_client_id": "SECURITY_OAUTH_CLIENT_ID",
     "oauth_client_secret": "SECURITY_OAUTH_CLIENT_SECRET",
-    "oauth_refresh_token": "SECURITY_OAUTH_REFRESH_TOKEN",
     "oidc_token": "SECURITY_OIDC_TOKEN",
     "oidc_client_id": "SECURITY_OIDC_CLIENT_ID",
     "oidc_client_secret": "SECURITY_OIDC_CLIENT_SECRET",
@@ -55,7 +54,7 @@ OAUTH: dict[str, tuple[str, str, str, tuple[str, ...], tuple[str, str, str]]] = 
         (
             "oauth_client_id",
             "oauth_client_secret",
-            "oauth_refresh_token",
+            "",
         ),
     ),
     "oidc": (

@@ -179,7 +179,6 @@ class _RequestBuilder:
         oauth_token: str | None = None,
         oauth_client_id: str | None = None,
         oauth_client_secret: str | None = None,
-        oauth_refresh_token: str | None = None,
         oidc_token: str | None = None,
         oidc_client_id: str | None = None,
         oidc_client_secret: str | None = None,
@@ -218,11 +217,6 @@ class _RequestBuilder:
             oauth_client_secret
             if oauth_client_secret is not None
             else os.environ.get("SECURITY_OAUTH_CLIENT_SECRET")
-        )
-        self.oauth_refresh_token = (
-            oauth_refresh_token
-            if oauth_refresh_token is not None
-            else os.environ.get("SECURITY_OAUTH_REFRESH_TOKEN")
         )
         self.oidc_token = (
             oidc_token if oidc_token is not None else os.environ.get("SECURITY_OIDC_TOKEN")
@@ -281,7 +275,6 @@ class _RequestBuilder:
             "oauth_token": self.oauth_token,
             "oauth_client_id": self.oauth_client_id,
             "oauth_client_secret": self.oauth_client_secret,
-            "oauth_refresh_token": self.oauth_refresh_token,
             "oidc_token": self.oidc_token,
             "oidc_client_id": self.oidc_client_id,
             "oidc_client_secret": self.oidc_client_secret,
