@@ -27,6 +27,53 @@ def media_kind(content_type: str) -> str:
 
 RANGES = ("*/*", "application/*")
 
+STREAMS = {
+    "text/event-stream": "events",
+    "application/jsonl": "json_lines",
+    "application/x-jsonlines": "json_lines",
+    "application/x-ndjson": "json_lines",
+    "application/json-seq": "json_seq",
+}
+"""Streamed media types, read item by item: server-sent events, sequences of JSON texts."""
+
+
+def stream_kind(content_type: str) -> str | None:
+    """`events`, `json_lines` or `json_seq` for a streamed media type, else None."""
+    return STREAMS.get(content_type.split(";", 1)[0].strip().lower())
+
+
+def item_schema(content_type: str, entry: dict[str, Any], deref: Any) -> tuple[Any, str] | None:
+    """(the schema of one item, its pointer below the Media Type Object) of a streamed media
+    type, when it is an object (a model class); None for text or an undescribed item.
+
+    An event stream's item is its events' data: OpenAPI 3.2's `itemSchema` describes the
+    event (`data` with a `contentSchema`, or an object `data`), a 3.1 `schema` the data. A
+    JSON sequence's item is `itemSchema`, else `schema` (its `items` when an array)."""
+    kind = stream_kind(content_type)
+    item, where = entry.get("itemSchema"), "itemSchema"
+    if kind == "events" and isinstance(item, dict):
+        data = (deref(item).get("properties") or {}).get("data")
+        data = deref(data) if isinstance(data, dict) else {}
+        if isinstance(data.get("contentSchema"), dict):
+            item, where = data["contentSchema"], "itemSchema/properties/data/contentSchema"
+        else:
+            item, where = (deref(item).get("properties") or {}).get("data"), "itemSchema/properties/data"
+    elif not isinstance(item, dict):
+        item, where = entry.get("schema"), "schema"
+        target = deref(item) if isinstance(item, dict) else {}
+        if kind != "events" and _has_type(target, "array") and isinstance(target.get("items"), dict):
+            item, where = target["items"], "schema/items"
+    if kind is None or not isinstance(item, dict) or not _object_like(deref(item)):
+        return None
+    return item, where
+
+
+def _object_like(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    shaping = ("properties", "allOf", "oneOf", "anyOf")
+    return _has_type(schema, "object") or any(k in schema for k in shaping)
+
 
 def json_range(content_type: str, schema: Any) -> bool:
     """A media range (`*/*`, `application/*`) whose schema describes JSON data (an object, an

@@ -105,6 +105,7 @@ class Media:
     schema: dict[str, Any]
     fields: tuple[FormField, ...] = ()
     example: Any = MISSING
+    item_model: str | None = None  # a streamed media type's item (an event's data) class
 
     @property
     def annotation(self) -> str:

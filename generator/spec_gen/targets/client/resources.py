@@ -77,6 +77,7 @@ class ClientOp:
     body_enums: frozenset[str] = frozenset()  # body models that are enum classes
     errors: dict[str, str] = field(default_factory=dict)  # status -> its error model class
     idempotency_header: str | None = None  # a declared Idempotency-Key header (any case)
+    events: bool = False  # a streamed answer read item by item (`returns`: one item)
 
     @property
     def accepts(self) -> tuple[str, ...]:
@@ -293,6 +294,9 @@ def client_op(
     else:
         page = None
         returns, parse = model, client_wire.parse_json(model, enum)
+    events = client_wire.event_stream(op.success, known)
+    if events is not None:
+        returns, parse = events
     tier = op.tier
     idempotency = next(
         (p.name for p in op.params if p.location == "header" and p.name.lower() == IDEMPOTENCY),
@@ -324,6 +328,7 @@ def client_op(
         body_enums=body_enums,
         errors=errors,
         idempotency_header=idempotency,
+        events=events is not None,
     )
 
 
@@ -370,6 +375,7 @@ def render_client(
         "options": client_options(table, envs, context_headers(api)),
         "credentials": credential_options(table),
         "oauth": {name: s.oauth for name, s in table.items() if s.oauth is not None},
+        "events": any(v.events for v in views.values()),
         "roots": roots,
         "views": views,
         "webhook": webhook,
@@ -390,6 +396,7 @@ def render_client(
         f"{pkg}/auth.py": target.render("client/auth.py.j2", **ctx),
         f"{pkg}/_http.py": target.render("client/_http.py.j2", **ctx),
         **({f"{pkg}/oauth.py": target.render("client/oauth.py.j2", **ctx)} if ctx["oauth"] else {}),
+        **({f"{pkg}/streaming.py": target.render("client/streaming.py.j2", **ctx)} if ctx["events"] else {}),
         f"{pkg}/base.py": target.render("client/base.py.j2", **ctx),
         f"{pkg}/pagination.py": target.render("client/pagination.py.j2", **ctx),
         f"{pkg}/client.py": target.render("client/client.py.j2", **ctx),
@@ -417,6 +424,7 @@ def render_client(
                 for v in root_views
             ),
             root_stream=any(v.stream_method for v in root_views),
+            root_events=any(v.events for v in root_views),
         )
     if webhook is not None and webhook.body is not None:  # its payload a model class (above)
         files[f"{pkg}/webhooks.py"] = target.render(
