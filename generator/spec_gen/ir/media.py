@@ -107,9 +107,12 @@ def is_binary_schema(schema: Any) -> bool:
     )
 
 
-def form_fields(schema: dict[str, Any], deref: Any, encoding: Any = None) -> tuple[FormField, ...]:
-    """The properties of a form body; `encoding`: a url-encoded body's Encoding Objects,
-    whose `style: deepObject` sends a property as `name[key][0]=value` pairs."""
+def form_fields(
+    schema: dict[str, Any], deref: Any, encoding: Any = None, multipart: bool = False
+) -> tuple[FormField, ...]:
+    """The properties of a form body; `encoding`: its Encoding Objects: a url-encoded body's
+    `style: deepObject` sends a property as `name[key][0]=value` pairs, a multipart body's
+    `contentType` is a file part's type (else the property's `contentMediaType`)."""
     encoding = encoding if isinstance(encoding, dict) else {}
     out = []
     for name, raw in (schema.get("properties") or {}).items():
@@ -125,8 +128,15 @@ def form_fields(schema: dict[str, Any], deref: Any, encoding: Any = None) -> tup
             or any(k in target for k in ("allOf", "oneOf", "anyOf"))
         )
         how = encoding.get(name)
-        is_deep = not is_file and isinstance(how, dict) and how.get("style") == "deepObject"
-        out.append(FormField(str(name), is_file, is_list, is_json and not is_deep, is_deep))
+        how = how if isinstance(how, dict) else {}
+        is_deep = not is_file and not multipart and how.get("style") == "deepObject"
+        declared = how.get("contentType") or (target.get("contentMediaType") if is_file else "")
+        # a list of types or a range (`image/*`): the first concrete type, if any
+        concrete = [t.strip() for t in str(declared or "").split(",") if "*" not in t]
+        content_type = concrete[0] if is_file and concrete else ""
+        out.append(
+            FormField(str(name), is_file, is_list, is_json and not is_deep, is_deep, content_type)
+        )
     return tuple(out)
 
 

@@ -266,7 +266,7 @@ class Parts:
                 else:
                     schema = variant_schema(schema, drop)
                     fields = media_mod.form_fields(
-                        schema, self.deref, entry.get("encoding") if kind == "form" else None
+                        schema, self.deref, entry.get("encoding"), kind == "multipart"
                     )
                     form = media_mod.file_schema(schema, fields)
                     model = models.get(kind) or self.hoisted.get(f"{where}#{drop}")

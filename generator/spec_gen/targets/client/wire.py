@@ -79,6 +79,9 @@ def media_expression(body: Body | None, enums: frozenset[str] = frozenset()) -> 
         deep_fields = tuple(f.name for f in m.fields if f.is_deep)
         if files:
             args.append(f"files={files!r}")
+        types = {f.name: f.content_type for f in m.fields if f.is_file and f.content_type}
+        if types:
+            args.append(f"file_types={types!r}")
         if json_fields:
             args.append(f"json_fields={json_fields!r}")
         if deep_fields:
