@@ -233,7 +233,7 @@ class UploadedFile(bytes):
 
     def __new__(
         cls, content: bytes, filename: str | None, content_type: str | None
-    ) -> UploadedFile:
+    ) -> "UploadedFile":
         self = super().__new__(cls, content)
         self.filename = filename
         self.content_type = content_type
