@@ -28,7 +28,9 @@ CHAT = (
     "data: [DONE]\n\n"
     'data: {"text": "never read"}\n\n'
 )
-LOG = "data: line 1\ndata: line 2\n\n: a comment\n\nid: 7\ndata\n\nid: 8\ndata: x\n\ndata: unfinished"
+LOG = (
+    "data: line 1\ndata: line 2\n\n: a comment\n\nid: 7\ndata\n\nid: 8\ndata: x\n\ndata: unfinished"
+)
 ROWS = '{"id": 1, "name": "a"}\r\n\n{"id": 2}\n{"id": 3, "name": "\u00fc"}'
 SEQ = '\x1e{"n": 1}\n\x1e{"n":\n 2}\n\x1e{"n": 3}\n'
 

@@ -67,7 +67,10 @@ class AuthServer:
             if self.redirect_to:
                 return RedirectResponse(self.redirect_to, 307)
             await asyncio.sleep(self.token_delay)
-            if form.get("grant_type") == "refresh_token" and form.get("refresh_token") != self.refresh:
+            if (
+                form.get("grant_type") == "refresh_token"
+                and form.get("refresh_token") != self.refresh
+            ):
                 return JSONResponse({"error": "invalid_grant"}, 400)
             return self.issue(str(form.get("grant_type")))
 

@@ -37,7 +37,16 @@ def test_mypy_strict_refuses_a_misspelt_option_and_accepts_correct_use(tmp_path:
     (tmp_path / "correct.py").write_text(CORRECT)
     (tmp_path / "misspelt.py").write_text(MISSPELT)
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--config-file", os.devnull, "correct.py", "misspelt.py"],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--config-file",
+            os.devnull,
+            "correct.py",
+            "misspelt.py",
+        ],
         cwd=tmp_path,
         env={**os.environ, "MYPYPATH": str(FEATURES / "oauth" / "expected" / "client")},
         capture_output=True,

@@ -57,11 +57,18 @@ def item_schema(content_type: str, entry: dict[str, Any], deref: Any) -> tuple[A
         if isinstance(data.get("contentSchema"), dict):
             item, where = data["contentSchema"], "itemSchema/properties/data/contentSchema"
         else:
-            item, where = (deref(item).get("properties") or {}).get("data"), "itemSchema/properties/data"
+            item, where = (
+                (deref(item).get("properties") or {}).get("data"),
+                "itemSchema/properties/data",
+            )
     elif not isinstance(item, dict):
         item, where = entry.get("schema"), "schema"
         target = deref(item) if isinstance(item, dict) else {}
-        if kind != "events" and _has_type(target, "array") and isinstance(target.get("items"), dict):
+        if (
+            kind != "events"
+            and _has_type(target, "array")
+            and isinstance(target.get("items"), dict)
+        ):
             item, where = target["items"], "schema/items"
     if kind is None or not isinstance(item, dict) or not _object_like(deref(item)):
         return None

@@ -164,7 +164,9 @@ def schemes(api: Api, env_prefix: str) -> dict[str, Scheme]:
         flows = _flows(scheme)
         if flows is not None:
             prefix = "" if fetching_count == 1 else f"{stem}_"
-            wanted = ["client_id", "client_secret"] + (["refresh_token"] if flows[1] or flows[2] else [])
+            wanted = ["client_id", "client_secret"] + (
+                ["refresh_token"] if flows[1] or flows[2] else []
+            )
             names = [_unique(f"{prefix}{n}", used) for n in wanted] + ["", ""]
             oauth = OAuth(
                 *flows,

@@ -179,7 +179,9 @@ def body_fields(api: Api, op: Operation, taken: set[str], known: set[str]) -> li
     names = set(taken)
     # a multipart body's file parts take bytes, a path, an open file or a (name, content,
     # type) tuple
-    files = {f.name for f in media[0].fields if f.is_file} if media[0].kind == "multipart" else set()
+    files = (
+        {f.name for f in media[0].fields if f.is_file} if media[0].kind == "multipart" else set()
+    )
     out = []
     for wire_name, prop in props.items():
         prop = prop if isinstance(prop, dict) else {}

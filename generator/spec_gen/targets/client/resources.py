@@ -11,7 +11,6 @@ from .. import Target
 from ..render import names_in
 from . import wire as client_wire
 from .answers import data_annotation, plain_answer
-from .options import client_options, credential_options
 from .auth import Scheme, primary_scheme, schemes, token_param
 from .body import BodyField, body_fields, models_in
 from .body import body_annotation as client_body_annotation
@@ -26,6 +25,7 @@ from .facts import (
     webhook_signature,
 )
 from .names import client_paths, resource_classes
+from .options import client_options, credential_options
 from .paging import page_style
 
 IDEMPOTENCY = "idempotency-key"  # the header (any case) that makes a call safe to retry
@@ -396,7 +396,11 @@ def render_client(
         f"{pkg}/auth.py": target.render("client/auth.py.j2", **ctx),
         f"{pkg}/_http.py": target.render("client/_http.py.j2", **ctx),
         **({f"{pkg}/oauth.py": target.render("client/oauth.py.j2", **ctx)} if ctx["oauth"] else {}),
-        **({f"{pkg}/streaming.py": target.render("client/streaming.py.j2", **ctx)} if ctx["events"] else {}),
+        **(
+            {f"{pkg}/streaming.py": target.render("client/streaming.py.j2", **ctx)}
+            if ctx["events"]
+            else {}
+        ),
         f"{pkg}/base.py": target.render("client/base.py.j2", **ctx),
         f"{pkg}/pagination.py": target.render("client/pagination.py.j2", **ctx),
         f"{pkg}/client.py": target.render("client/client.py.j2", **ctx),
