@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..document.openapi import STREAMED_MEDIA
 from .model import FormField
 
 
@@ -27,19 +28,10 @@ def media_kind(content_type: str) -> str:
 
 RANGES = ("*/*", "application/*")
 
-STREAMS = {
-    "text/event-stream": "events",
-    "application/jsonl": "json_lines",
-    "application/x-jsonlines": "json_lines",
-    "application/x-ndjson": "json_lines",
-    "application/json-seq": "json_seq",
-}
-"""Streamed media types, read item by item: server-sent events, sequences of JSON texts."""
-
 
 def stream_kind(content_type: str) -> str | None:
     """`events`, `json_lines` or `json_seq` for a streamed media type, else None."""
-    return STREAMS.get(content_type.split(";", 1)[0].strip().lower())
+    return STREAMED_MEDIA.get(content_type.split(";", 1)[0].strip().lower())
 
 
 def item_schema(content_type: str, entry: dict[str, Any], deref: Any) -> tuple[Any, str] | None:
