@@ -112,6 +112,9 @@ def test_typed_server_sent_events(streams: tuple[Streams, str]) -> None:
     _, url = streams
     client = package("event_streams", "client").Client(base_url=url)
     check_chat(list(client.streams.stream_chat()))
+    raw = client.with_raw_response.streams.stream_chat()  # status and headers, then the events
+    assert raw.headers["content-type"].startswith("text/event-stream")
+    check_chat(list(raw.parse()))
     client.close()
 
 

@@ -53,12 +53,18 @@ def test_each_kind_of_file_part_sends_its_name_and_type(
         client.files.upload_avatar(image=opened)
     client.files.upload_avatar(image=("me.jpg", b"jpeg", "image/jpeg"))
     client.files.upload_avatar(body={"image": ("renamed.png", photo)})
-    assert files.seen[-5:] == [
+    client.files.upload_file(file=b"f", title="tuple", attachments=(b"1", ("2.txt", b"2")))
+    assert files.seen[-6:-1] == [
         ("image", "image/png", b"raw", "bytes"),  # the field's name, the Encoding Object's type
         ("photo.png", "image/png", b"\x89PNG...", None),
         ("photo.png", "image/png", b"\x89PNG...", None),
         ("me.jpg", "image/jpeg", b"jpeg", None),  # the caller's name and type
         ("renamed.png", "image/png", b"\x89PNG...", None),
+    ]
+    assert files.seen[-1] == [  # a tuple of parts is a sequence of files, not one file tuple
+        ("file", "application/octet-stream", b"f"),
+        ("attachments1", "application/octet-stream", b"1"),
+        ("2.txt", "application/octet-stream", b"2"),
     ]
     client.close()
 

@@ -272,7 +272,7 @@ def _parts(
     for name in media.files:
         item = given[name] if name in given else dumped.pop(name, None)
         dumped.pop(name, None)
-        several = isinstance(item, list)
+        several = isinstance(item, (list, tuple)) and not _file_tuple(item)
         for n, content in enumerate(item if several else [item]):
             if content is not None:
                 default = f"{name}{n + 1 if several else ''}"
@@ -286,8 +286,8 @@ def file_part(content: Any, filename: str, content_type: str) -> tuple[str, Any,
     """httpx's `(filename, content, content_type)` for one file part: the caller's filename
     and type when given (a tuple, a path's or an open file's name), else `filename` and
     `content_type` (else `application/octet-stream`). A path is read as the part is sent."""
-    given_type, named = None, isinstance(content, tuple)
-    if isinstance(content, tuple):
+    given_type, named = None, _file_tuple(content)
+    if named:
         filename = content[0] or filename
         given_type = content[2] if len(content) > 2 else None
         content = content[1]
@@ -302,6 +302,16 @@ def file_part(content: Any, filename: str, content_type: str) -> tuple[str, Any,
     elif not named and isinstance(getattr(content, "name", None), str):
         filename = os.path.basename(content.name) or filename  # an open file's own name
     return filename, content, given_type or content_type or "application/octet-stream"
+
+
+def _file_tuple(value: Any) -> bool:
+    """httpx's `(filename, content[, content_type])`, not a sequence of file parts."""
+    return (
+        isinstance(value, tuple)
+        and len(value) in (2, 3)
+        and (value[0] is None or isinstance(value[0], str))
+        and not isinstance(value[1], tuple)
+    )
 
 
 class _PathFile:
@@ -375,7 +385,10 @@ def payload(
         files = {name: value[name] for name in chosen.files if value.get(name) is not None}
         value = {
             **value,
-            **{n: [b""] * len(v) if isinstance(v, list) else b"" for n, v in files.items()},
+            **{
+                n: b"" if _file_tuple(v) or not isinstance(v, (list, tuple)) else [b""] * len(v)
+                for n, v in files.items()
+            },
         }
     if chosen.model is not None and not isinstance(value, chosen.model):
         value = validated(chosen.model, value)

@@ -324,7 +324,8 @@ class SyncAPIClient(_RequestBuilder):
         """The answer of `request` (sent now: an error status raises here), read item by item."""
         from .streaming import EventStream  # noqa: PLC0415
 
-        return EventStream(self._send(request, stream=True)[0], decoder)
+        response, retries = self._send(request, stream=True)
+        return self._finish(response, lambda answer: EventStream(answer, decoder), retries)
 
     def _send(self, request: Request, *, stream: bool) -> tuple[httpx.Response, int]:
         """The successful answer and the retries it took; a streamed answer's body is unread."""
@@ -389,7 +390,8 @@ class AsyncAPIClient(_RequestBuilder):
         """The answer of `request` (sent now: an error status raises here), read item by item."""
         from .streaming import AsyncEventStream  # noqa: PLC0415
 
-        return AsyncEventStream((await self._send(request, stream=True))[0], decoder)
+        response, retries = await self._send(request, stream=True)
+        return self._finish(response, lambda answer: AsyncEventStream(answer, decoder), retries)
 
     async def _send(self, request: Request, *, stream: bool) -> tuple[httpx.Response, int]:
         """The successful answer and the retries it took; a streamed answer's body is unread."""
