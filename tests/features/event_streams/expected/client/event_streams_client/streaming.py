@@ -50,6 +50,8 @@ class _Lines:
         self._after_cr = False
 
     def feed(self, text: str) -> list[str]:
+        if not text:  # e.g. only part of a character arrived: the state stays as it was
+            return []
         if self._after_cr and text.startswith("\n"):
             text = text[1:]
         self._after_cr = text.endswith("\r")
