@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, ParamSpec, TypeVar, cast
+from typing import Any, Generic, Literal, ParamSpec, TypeVar, cast
 
 from ._enums import read_answer
 from ._http import httpx
@@ -41,6 +41,17 @@ CONTEXT_HEADERS: dict[str, str] = {"target_org_id": "X-Target-Org-Id"}
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RETRIES = 2
+
+
+class NotGiven:
+    """The default of `with_options`'s parameters: an option not given keeps its value
+    (`None` is a value: the option unset)."""
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+NOT_GIVEN = NotGiven()
 
 
 def drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -161,7 +172,7 @@ class _RequestBuilder:
         *,
         api_key: str | None = None,
         identity_provider_principal_token: str | None = None,
-        environment: str | None = None,
+        environment: Literal["production", "qa"] | None = None,
         base_url: str | None = None,
         timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
@@ -202,8 +213,9 @@ class _RequestBuilder:
         """The API key's mode (e.g. "live" or "test"), read from its prefix."""
         return key_mode(self._credential(PRIMARY_CREDENTIAL))
 
-    def _options(self) -> dict[str, Any]:
-        return {
+    def _options(self, changes: Mapping[str, Any]) -> dict[str, Any]:
+        """This client's options with `changes` (those given to `with_options`) applied."""
+        options = {
             "api_key": self.api_key,
             "identity_provider_principal_token": self.identity_provider_principal_token,
             "base_url": self.base_url,
@@ -214,11 +226,16 @@ class _RequestBuilder:
             "default_headers": self.default_headers,
             "target_org_id": self.target_org_id,
         }
+        changed = {name: value for name, value in changes.items() if value is not NOT_GIVEN}
+        if "environment" in changed:
+            options.pop("base_url")
+        return {**options, **changed}
 
     def _build(
-        self, request: Request
+        self, request: Request, tokens: Mapping[str, str] | None = None
     ) -> tuple[str, str, list[tuple[str, Any]], dict[str, str], dict[str, Any]]:
-        """Method, URL, query pairs, headers and httpx's body arguments of one request."""
+        """Method, URL, query pairs, headers and httpx's body arguments of one request
+        (`tokens`: scheme -> an OAuth2 token the client fetched for it)."""
         headers = {**self.default_headers}
         if self.target_org_id is not None:
             headers["X-Target-Org-Id"] = scalar(self.target_org_id)
@@ -238,7 +255,7 @@ class _RequestBuilder:
         if request.security:
             authenticate(
                 request.security,
-                request.credentials,
+                {**(tokens or {}), **request.credentials},
                 self._credential,
                 headers,
                 query,

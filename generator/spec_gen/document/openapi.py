@@ -24,6 +24,16 @@ COMPONENT_KINDS = {
 # a `$ref` to a component schema starts with this; the rest is its (escaped) name
 SCHEMA_REF = "#/components/schemas/"
 
+STREAMED_MEDIA = {
+    "text/event-stream": "events",
+    "application/jsonl": "json_lines",
+    "application/x-jsonlines": "json_lines",
+    "application/x-ndjson": "json_lines",
+    "application/json-seq": "json_seq",
+}
+"""Streamed media types, read item by item (their `itemSchema` types each item): server-sent
+events, sequences of JSON texts."""
+
 # keys whose children are names chosen by the author (so an `x-` child is a name, not an
 # extension, and `mapping` or `x-total` can be a property): the components' maps, a schema's
 # maps of subschemas, and the other maps of named objects or values OpenAPI defines

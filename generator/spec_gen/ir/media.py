@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..document.openapi import STREAMED_MEDIA
 from .model import FormField
 
 
@@ -26,6 +27,51 @@ def media_kind(content_type: str) -> str:
 
 
 RANGES = ("*/*", "application/*")
+
+
+def stream_kind(content_type: str) -> str | None:
+    """`events`, `json_lines` or `json_seq` for a streamed media type, else None."""
+    return STREAMED_MEDIA.get(content_type.split(";", 1)[0].strip().lower())
+
+
+def item_schema(content_type: str, entry: dict[str, Any], deref: Any) -> tuple[Any, str] | None:
+    """(the schema of one item, its pointer below the Media Type Object) of a streamed media
+    type, when it is an object (a model class); None for text or an undescribed item.
+
+    An event stream's item is its events' data: OpenAPI 3.2's `itemSchema` describes the
+    event (`data` with a `contentSchema`, or an object `data`), a 3.1 `schema` the data. A
+    JSON sequence's item is `itemSchema`, else `schema` (its `items` when an array)."""
+    kind = stream_kind(content_type)
+    item, where = entry.get("itemSchema"), "itemSchema"
+    if kind == "events" and isinstance(item, dict):
+        data = (deref(item).get("properties") or {}).get("data")
+        data = deref(data) if isinstance(data, dict) else {}
+        if isinstance(data.get("contentSchema"), dict):
+            item, where = data["contentSchema"], "itemSchema/properties/data/contentSchema"
+        else:
+            item, where = (
+                (deref(item).get("properties") or {}).get("data"),
+                "itemSchema/properties/data",
+            )
+    elif not isinstance(item, dict):
+        item, where = entry.get("schema"), "schema"
+        target = deref(item) if isinstance(item, dict) else {}
+        if (
+            kind != "events"
+            and _has_type(target, "array")
+            and isinstance(target.get("items"), dict)
+        ):
+            item, where = target["items"], "schema/items"
+    if kind is None or not isinstance(item, dict) or not _object_like(deref(item)):
+        return None
+    return item, where
+
+
+def _object_like(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    shaping = ("properties", "allOf", "oneOf", "anyOf")
+    return _has_type(schema, "object") or any(k in schema for k in shaping)
 
 
 def json_range(content_type: str, schema: Any) -> bool:
@@ -60,9 +106,12 @@ def is_binary_schema(schema: Any) -> bool:
     )
 
 
-def form_fields(schema: dict[str, Any], deref: Any, encoding: Any = None) -> tuple[FormField, ...]:
-    """The properties of a form body; `encoding`: a url-encoded body's Encoding Objects,
-    whose `style: deepObject` sends a property as `name[key][0]=value` pairs."""
+def form_fields(
+    schema: dict[str, Any], deref: Any, encoding: Any = None, multipart: bool = False
+) -> tuple[FormField, ...]:
+    """The properties of a form body; `encoding`: its Encoding Objects: a url-encoded body's
+    `style: deepObject` sends a property as `name[key][0]=value` pairs, a multipart body's
+    `contentType` is a file part's type (else the property's `contentMediaType`)."""
     encoding = encoding if isinstance(encoding, dict) else {}
     out = []
     for name, raw in (schema.get("properties") or {}).items():
@@ -78,8 +127,15 @@ def form_fields(schema: dict[str, Any], deref: Any, encoding: Any = None) -> tup
             or any(k in target for k in ("allOf", "oneOf", "anyOf"))
         )
         how = encoding.get(name)
-        is_deep = not is_file and isinstance(how, dict) and how.get("style") == "deepObject"
-        out.append(FormField(str(name), is_file, is_list, is_json and not is_deep, is_deep))
+        how = how if isinstance(how, dict) else {}
+        is_deep = not is_file and not multipart and how.get("style") == "deepObject"
+        declared = how.get("contentType") or (target.get("contentMediaType") if is_file else "")
+        # a list of types or a range (`image/*`): the first concrete type, if any
+        concrete = [t.strip() for t in str(declared or "").split(",") if "*" not in t]
+        content_type = concrete[0] if is_file and concrete else ""
+        out.append(
+            FormField(str(name), is_file, is_list, is_json and not is_deep, is_deep, content_type)
+        )
     return tuple(out)
 
 

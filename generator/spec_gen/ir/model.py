@@ -89,6 +89,7 @@ class FormField:
     is_json: bool  # an object or array of objects, sent as JSON text in its part
     # url-encoded, its Encoding Object's `style: deepObject`: `name[key][0]=value` pairs
     is_deep: bool = False
+    content_type: str = ""  # multipart, a file: its Encoding Object's (or schema's) type
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ class Media:
     schema: dict[str, Any]
     fields: tuple[FormField, ...] = ()
     example: Any = MISSING
+    item_model: str | None = None  # a streamed media type's item (an event's data) class
 
     @property
     def annotation(self) -> str:

@@ -266,7 +266,7 @@ class Parts:
                 else:
                     schema = variant_schema(schema, drop)
                     fields = media_mod.form_fields(
-                        schema, self.deref, entry.get("encoding") if kind == "form" else None
+                        schema, self.deref, entry.get("encoding"), kind == "multipart"
                     )
                     form = media_mod.file_schema(schema, fields)
                     model = models.get(kind) or self.hoisted.get(f"{where}#{drop}")
@@ -277,6 +277,14 @@ class Parts:
                         if where.startswith("/components/"):
                             self.hoisted[f"{where}#{drop}"] = model
                     models[kind] = model
+            item = media_mod.item_schema(content_type, entry, self.deref)
+            item_model = None
+            if item is not None:
+                item_where = f"{pointer}/{escape(written)}/{item[1]}"
+                item_model = self.hoisted.get(item_where) or self.model_for(
+                    item[0], hoist + "Item", item_where
+                )
+                self.hoisted[item_where] = item_model
             out.append(
                 Media(
                     content_type,
@@ -285,6 +293,7 @@ class Parts:
                     self.deref(raw) if raw else {},
                     fields,
                     example(entry),
+                    item_model,
                 )
             )
         return tuple(out)

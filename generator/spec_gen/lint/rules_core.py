@@ -12,8 +12,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..core.lint_rules import Rule
-from ..document.openapi import METHODS, NAME_MAPS
-from ..document.pointer import join_pointer, resolve_pointer
+from ..document.openapi import METHODS, NAME_MAPS, STREAMED_MEDIA
+from ..document.pointer import join_pointer, resolve_pointer, split_pointer
 from ..document.refs import deref, ref_loops
 from ..document.walk import (
     IGNORED_HEADERS,
@@ -133,7 +133,12 @@ def oas32_features(document: dict[str, Any]) -> list[RawFinding]:
                 )
         elif kind == "Parameter" and node.get("in") == "querystring":
             warn(here, "a querystring parameter")
-        elif kind == "Media Type" and "itemSchema" in node and "schema" not in node:
+        elif (
+            kind == "Media Type"
+            and "itemSchema" in node
+            and "schema" not in node
+            and split_pointer(here)[-1].split(";")[0].strip().lower() not in STREAMED_MEDIA
+        ):
             warn(
                 join_pointer(here, "itemSchema"), "`itemSchema`", "read as a body without a schema"
             )

@@ -46,6 +46,19 @@ NAME_SUFFIXES = (
 
 
 @dataclass(frozen=True)
+class OAuth:
+    """Where an oauth2 or openIdConnect scheme's tokens are fetched, and the options holding
+    what fetching them takes (client id and secret, refresh token)."""
+
+    token_url: str  # the clientCredentials flow's tokenUrl ("" when it has none)
+    refresh_url: str  # a flow's refreshUrl, else the authorizationCode/password tokenUrl
+    discovery_url: str  # openIdConnectUrl: the token endpoint is read from it
+    scopes: tuple[str, ...]  # asked for with client credentials
+    options: tuple[str, str, str]  # client id, client secret, refresh token
+    envs: tuple[str, str, str]
+
+
+@dataclass(frozen=True)
 class Scheme:
     """One security scheme: how its credential travels and which client options hold it."""
 
@@ -56,6 +69,7 @@ class Scheme:
     envs: tuple[str, ...]  # the environment variable of each option
     description: str
     provisional: bool
+    oauth: OAuth | None = None
 
     @property
     def how(self) -> str:
@@ -97,6 +111,29 @@ def _option(stem: str, kind: str) -> str:
     return f"{stem}_key" if kind in ("header", "query", "cookie") else f"{stem}_token"
 
 
+def _flows(scheme: dict[str, Any]) -> tuple[str, str, str, tuple[str, ...]] | None:
+    """(client-credentials token URL, refresh URL, discovery URL, scopes) of a scheme whose
+    tokens the client can fetch; None for any other scheme (its token is given as is)."""
+    if scheme.get("type") == "openIdConnect":
+        url = str(scheme.get("openIdConnectUrl") or "")
+        return ("", "", url, ()) if url else None
+    flows = scheme.get("flows") if scheme.get("type") == "oauth2" else None
+    if not isinstance(flows, dict):
+        return None
+    cc = flows.get("clientCredentials")
+    cc = cc if isinstance(cc, dict) else {}
+    token_url = str(cc.get("tokenUrl") or "")
+    scopes = cc.get("scopes")
+    refresh_url = str(cc.get("refreshUrl") or "")
+    for flow in ("authorizationCode", "password", "deviceAuthorization"):
+        found = flows.get(flow)
+        if isinstance(found, dict) and not refresh_url:
+            refresh_url = str(found.get("refreshUrl") or found.get("tokenUrl") or "")
+    if not token_url and not refresh_url:
+        return None
+    return token_url, refresh_url, "", tuple(scopes) if isinstance(scopes, dict) else ()
+
+
 def schemes(api: Api, env_prefix: str) -> dict[str, Scheme]:
     """Every security scheme of the spec, with unique client options, in the spec's order."""
     used: set[str] = set(TAKEN)
@@ -105,6 +142,9 @@ def schemes(api: Api, env_prefix: str) -> dict[str, Scheme]:
         1
         for s in api.security_schemes.values()
         if _kind(s if isinstance(s, dict) else {})[0] == "basic"
+    )
+    fetching_count = sum(
+        1 for s in api.security_schemes.values() if _flows(s if isinstance(s, dict) else {})
     )
     for name, raw in api.security_schemes.items():
         scheme = raw if isinstance(raw, dict) else {}
@@ -120,6 +160,23 @@ def schemes(api: Api, env_prefix: str) -> dict[str, Scheme]:
             wanted = [_option(stem, kind)]
         options = tuple(_unique(option, used) for option in wanted)
         envs = tuple(f"{env_prefix}{option.upper()}" for option in options)
+        oauth = None
+        flows = _flows(scheme)
+        if flows is not None:
+            prefix = "" if fetching_count == 1 else f"{stem}_"
+            wanted = ["client_id", "client_secret"] + (
+                ["refresh_token"] if flows[1] or flows[2] else []
+            )
+            names = [_unique(f"{prefix}{n}", used) for n in wanted] + ["", ""]
+            oauth = OAuth(
+                *flows,
+                options=(names[0], names[1], names[2]),  # "": no refresh token for this scheme
+                envs=(
+                    f"{env_prefix}{names[0].upper()}",
+                    f"{env_prefix}{names[1].upper()}",
+                    f"{env_prefix}{names[2].upper()}" if names[2] else "",
+                ),
+            )
         out[name] = Scheme(
             name=name,
             kind=kind,
@@ -128,6 +185,7 @@ def schemes(api: Api, env_prefix: str) -> dict[str, Scheme]:
             envs=envs,
             description=" ".join(str(scheme.get("description", "")).split()),
             provisional=bool(scheme.get("x-provisional", False)),
+            oauth=oauth,
         )
     return out
 

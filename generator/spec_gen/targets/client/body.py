@@ -177,6 +177,11 @@ def body_fields(api: Api, op: Operation, taken: set[str], known: set[str]) -> li
         return []
     required = set(schema.get("required") or ())
     names = set(taken)
+    # a multipart body's file parts take bytes, a path, an open file or a (name, content,
+    # type) tuple
+    files = (
+        {f.name for f in media[0].fields if f.is_file} if media[0].kind == "multipart" else set()
+    )
     out = []
     for wire_name, prop in props.items():
         prop = prop if isinstance(prop, dict) else {}
@@ -190,7 +195,9 @@ def body_fields(api: Api, op: Operation, taken: set[str], known: set[str]) -> li
             BodyField(
                 str(wire_name),
                 py_name,
-                _annotation(api, prop, known),
+                _annotation(api, prop, known).replace("bytes", "_wire.FileContent")
+                if wire_name in files
+                else _annotation(api, prop, known),
                 wire_name in required,
                 description,
             )

@@ -25,6 +25,7 @@ from .facts import (
     webhook_signature,
 )
 from .names import client_paths, resource_classes
+from .options import client_options, credential_options
 from .paging import page_style
 
 IDEMPOTENCY = "idempotency-key"  # the header (any case) that makes a call safe to retry
@@ -76,6 +77,7 @@ class ClientOp:
     body_enums: frozenset[str] = frozenset()  # body models that are enum classes
     errors: dict[str, str] = field(default_factory=dict)  # status -> its error model class
     idempotency_header: str | None = None  # a declared Idempotency-Key header (any case)
+    events: bool = False  # a streamed answer read item by item (`returns`: one item)
 
     @property
     def accepts(self) -> tuple[str, ...]:
@@ -205,7 +207,7 @@ def id_annotation(p: Param) -> str:
 def client_views(api: Api, known: set[str], env_prefix: str = "") -> dict[str, ClientOp]:
     """Every operation as the client sees it, with its safe, unique place in the client."""
     table = schemes(api, env_prefix)
-    options = {o for s in table.values() for o in s.options} | set(context_headers(api))
+    options = {o.name for o in client_options(table, {}, context_headers(api))}
     paths = client_paths(api, frozenset(options))
     views = {}
     for op in api.operations:
@@ -292,6 +294,9 @@ def client_op(
     else:
         page = None
         returns, parse = model, client_wire.parse_json(model, enum)
+    events = client_wire.event_stream(op.success, known)
+    if events is not None:
+        returns, parse = events
     tier = op.tier
     idempotency = next(
         (p.name for p in op.params if p.location == "header" and p.name.lower() == IDEMPOTENCY),
@@ -323,6 +328,7 @@ def client_op(
         body_enums=body_enums,
         errors=errors,
         idempotency_header=idempotency,
+        events=events is not None,
     )
 
 
@@ -366,6 +372,10 @@ def render_client(
         "default_key_mode": default_mode,
         "rate_limits": rate_limits(api),
         "context_headers": context_headers(api),
+        "options": client_options(table, envs, context_headers(api)),
+        "credentials": credential_options(table),
+        "oauth": {name: s.oauth for name, s in table.items() if s.oauth is not None},
+        "events": any(v.events for v in views.values()),
         "roots": roots,
         "views": views,
         "webhook": webhook,
@@ -385,6 +395,12 @@ def render_client(
         f"{pkg}/pacing.py": target.render("client/pacing.py.j2", **ctx),
         f"{pkg}/auth.py": target.render("client/auth.py.j2", **ctx),
         f"{pkg}/_http.py": target.render("client/_http.py.j2", **ctx),
+        **({f"{pkg}/oauth.py": target.render("client/oauth.py.j2", **ctx)} if ctx["oauth"] else {}),
+        **(
+            {f"{pkg}/streaming.py": target.render("client/streaming.py.j2", **ctx)}
+            if ctx["events"]
+            else {}
+        ),
         f"{pkg}/base.py": target.render("client/base.py.j2", **ctx),
         f"{pkg}/pagination.py": target.render("client/pagination.py.j2", **ctx),
         f"{pkg}/client.py": target.render("client/client.py.j2", **ctx),
@@ -412,6 +428,7 @@ def render_client(
                 for v in root_views
             ),
             root_stream=any(v.stream_method for v in root_views),
+            root_events=any(v.events for v in root_views),
         )
     if webhook is not None and webhook.body is not None:  # its payload a model class (above)
         files[f"{pkg}/webhooks.py"] = target.render(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...ir import Operation, Param
+from ...ir.media import stream_kind
 from ...ir.model import Body, Media, Response
 
 DEFAULT_STYLE = {"path": "simple", "query": "form", "header": "simple", "cookie": "form"}
@@ -78,6 +79,9 @@ def media_expression(body: Body | None, enums: frozenset[str] = frozenset()) -> 
         deep_fields = tuple(f.name for f in m.fields if f.is_deep)
         if files:
             args.append(f"files={files!r}")
+        types = {f.name: f.content_type for f in m.fields if f.is_file and f.content_type}
+        if types:
+            args.append(f"file_types={types!r}")
         if json_fields:
             args.append(f"json_fields={json_fields!r}")
         if deep_fields:
@@ -142,6 +146,22 @@ def raw_result(response: Response, enum: bool = False) -> tuple[str, str] | None
             f"{parse_json(model, enum)} if _wire.is_json(response) else {read}",
         )
     return None
+
+
+def event_stream(response: Response, known: set[str]) -> tuple[str, str] | None:
+    """(one item's annotation, the decoder expression) of a streamed answer (server-sent
+    events, JSON Lines, NDJSON, JSON text sequences) that has no JSON alternative."""
+    raw = getattr(response, "raw_media", None)
+    if raw is None or response_kind(response) not in ("binary", "text"):
+        return None
+    kind = stream_kind(raw.content_type)
+    if kind is None:
+        return None
+    model = raw.item_model if raw.item_model in known else None
+    decoder = f"_streaming.{kind}({model or ''})"
+    if kind == "events":
+        return f"ServerSentEvent[{model or 'str'}]", decoder
+    return model or "Any", decoder
 
 
 def accepts(response: Response) -> tuple[str, ...]:

@@ -7,11 +7,21 @@ Resource modules are imported on first use, so importing the package stays cheap
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .base import AsyncAPIClient, SyncAPIClient
+from .base import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT,
+    NOT_GIVEN,
+    AsyncAPIClient,
+    NotGiven,
+    SyncAPIClient,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Literal
+
     import httpx
 
     from .resources.pets import (
@@ -39,12 +49,52 @@ class Client(SyncAPIClient):
     `default_headers`, `http_client` (your own httpx.Client).
     """
 
-    def __init__(self, *, http_client: httpx.Client | None = None, **options: Any) -> None:
-        super().__init__(http_client=http_client, **options)
+    def __init__(
+        self,
+        *,
+        environment: Literal["server0"] | None = None,
+        base_url: str | None = None,
+        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_unsafe: bool = False,
+        pacing: bool = False,
+        default_headers: Mapping[str, str] | None = None,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        super().__init__(
+            http_client=http_client,
+            environment=environment,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_unsafe=retry_unsafe,
+            pacing=pacing,
+            default_headers=default_headers,
+        )
 
-    def with_options(self, **changes: Any) -> Client:
+    def with_options(
+        self,
+        *,
+        environment: Literal["server0"] | None | NotGiven = NOT_GIVEN,
+        base_url: str | None | NotGiven = NOT_GIVEN,
+        timeout: float | httpx.Timeout | None | NotGiven = NOT_GIVEN,
+        max_retries: int | NotGiven = NOT_GIVEN,
+        retry_unsafe: bool | NotGiven = NOT_GIVEN,
+        pacing: bool | NotGiven = NOT_GIVEN,
+        default_headers: Mapping[str, str] | None | NotGiven = NOT_GIVEN,
+    ) -> Client:
         """A copy with some options changed, sharing this client's connection pool."""
-        return Client(**{**self._options(), "http_client": self._http, **changes})
+        changes = {
+            "environment": environment,
+            "base_url": base_url,
+            "timeout": timeout,
+            "max_retries": max_retries,
+            "retry_unsafe": retry_unsafe,
+            "pacing": pacing,
+            "default_headers": default_headers,
+        }
+        clone = Client(**self._options(changes), http_client=self._http)
+        return clone
 
     def __enter__(self) -> Client:
         return self
@@ -75,12 +125,52 @@ class Client(SyncAPIClient):
 class AsyncClient(AsyncAPIClient):
     """Asynchronous client: the same namespaces and options as `Client`, methods awaited."""
 
-    def __init__(self, *, http_client: httpx.AsyncClient | None = None, **options: Any) -> None:
-        super().__init__(http_client=http_client, **options)
+    def __init__(
+        self,
+        *,
+        environment: Literal["server0"] | None = None,
+        base_url: str | None = None,
+        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_unsafe: bool = False,
+        pacing: bool = False,
+        default_headers: Mapping[str, str] | None = None,
+        http_client: httpx.AsyncClient | None = None,
+    ) -> None:
+        super().__init__(
+            http_client=http_client,
+            environment=environment,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_unsafe=retry_unsafe,
+            pacing=pacing,
+            default_headers=default_headers,
+        )
 
-    def with_options(self, **changes: Any) -> AsyncClient:
+    def with_options(
+        self,
+        *,
+        environment: Literal["server0"] | None | NotGiven = NOT_GIVEN,
+        base_url: str | None | NotGiven = NOT_GIVEN,
+        timeout: float | httpx.Timeout | None | NotGiven = NOT_GIVEN,
+        max_retries: int | NotGiven = NOT_GIVEN,
+        retry_unsafe: bool | NotGiven = NOT_GIVEN,
+        pacing: bool | NotGiven = NOT_GIVEN,
+        default_headers: Mapping[str, str] | None | NotGiven = NOT_GIVEN,
+    ) -> AsyncClient:
         """A copy with some options changed, sharing this client's connection pool."""
-        return AsyncClient(**{**self._options(), "http_client": self._http, **changes})
+        changes = {
+            "environment": environment,
+            "base_url": base_url,
+            "timeout": timeout,
+            "max_retries": max_retries,
+            "retry_unsafe": retry_unsafe,
+            "pacing": pacing,
+            "default_headers": default_headers,
+        }
+        clone = AsyncClient(**self._options(changes), http_client=self._http)
+        return clone
 
     async def __aenter__(self) -> AsyncClient:
         return self

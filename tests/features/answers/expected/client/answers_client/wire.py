@@ -6,9 +6,11 @@ answers that are not JSON. Resources describe each value; `base` sends what this
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Union
 from urllib.parse import quote, urlencode
 
 from .errors import RequestValidationError, ValidationIssue
@@ -160,6 +162,16 @@ class MediaType:
     files: tuple[str, ...] = ()  # multipart: properties sent as file parts
     json_fields: tuple[str, ...] = ()  # form, multipart: properties sent as JSON text
     deep_fields: tuple[str, ...] = ()  # form: properties sent as deepObject (`name[key]=...`)
+    file_types: Mapping[str, str] = field(default_factory=dict)
+    """multipart: a file property -> the type its part is sent as (the Encoding Object's
+    `contentType`, or the schema's `contentMediaType`), unless the caller gives one."""
+
+
+FileContent = Union[
+    bytes, "os.PathLike[str]", IO[bytes], tuple[str | None, Any], tuple[str | None, Any, str | None]
+]
+"""A file part: bytes, a path (read from disk as it is sent), an open binary file, or
+httpx's `(filename, content)` / `(filename, content, content_type)`."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +180,8 @@ class Payload:
 
     media: MediaType
     value: Any
+    files: Mapping[str, Any] = field(default_factory=dict)
+    """multipart: the file parts as the caller gave them (paths, open files, tuples)."""
 
     def encode(self) -> tuple[dict[str, Any], str | None]:
         """httpx keyword arguments (`content`, or `data` and `files`) and the Content-Type
@@ -181,7 +195,7 @@ class Payload:
             fields = _fields(value, media)
             return {"content": urlencode(fields).encode("ascii")}, media.content_type
         if media.kind == "multipart":
-            data, files = _parts(value, media)
+            data, files = _parts(value, media, self.files)
             return {"data": data, "files": files or None}, None
         if media.kind == "text":
             text = value if isinstance(value, str) else str(value)
@@ -192,9 +206,7 @@ class Payload:
             )
             return {"content": text.encode("utf-8")}, kind
         if media.content_type.startswith("multipart/"):  # a whole-body file: one file part
-            return {
-                "files": [("file", ("file", _file_bytes(value), "application/octet-stream"))]
-            }, None
+            return {"files": [("file", file_part(value, "file", ""))]}, None
         concrete = "*" not in media.content_type
         return {
             "content": _file_bytes(value)
@@ -251,19 +263,95 @@ def _fields(value: Any, media: MediaType) -> list[tuple[str, str]]:
     return out
 
 
-def _parts(value: Any, media: MediaType) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+def _parts(
+    value: Any, media: MediaType, given: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
     data: dict[str, Any] = {}
     files: list[tuple[str, Any]] = []
     dumped = _dump(value)
     for name in media.files:
-        item = dumped.pop(name, None)
-        for n, content in enumerate(item if isinstance(item, (list, tuple)) else [item]):
+        item = given[name] if name in given else dumped.pop(name, None)
+        dumped.pop(name, None)
+        several = isinstance(item, (list, tuple)) and not _file_tuple(item)
+        for n, content in enumerate(item if several else [item]):
             if content is not None:
-                filename = f"{name}{n + 1 if isinstance(item, (list, tuple)) else ''}"
-                files.append((name, (filename, _file_bytes(content), "application/octet-stream")))
+                default = f"{name}{n + 1 if several else ''}"
+                files.append((name, file_part(content, default, media.file_types.get(name, ""))))
     for name, text in _fields(dumped, media):
         data.setdefault(name, []).append(text)
     return {k: v[0] if len(v) == 1 else v for k, v in data.items()}, files
+
+
+def file_part(content: Any, filename: str, content_type: str) -> tuple[str, Any, str]:
+    """httpx's `(filename, content, content_type)` for one file part: the caller's filename
+    and type when given (a tuple, a path's or an open file's name), else `filename` and
+    `content_type` (else `application/octet-stream`). A path is read as the part is sent."""
+    given_type, named = None, _file_tuple(content)
+    if named:
+        filename = content[0] or filename
+        given_type = content[2] if len(content) > 2 else None
+        content = content[1]
+    if isinstance(content, os.PathLike):
+        path = Path(os.fspath(content))
+        filename = filename if named else path.name
+        content = _PathFile(path)
+    elif isinstance(content, (bytes, bytearray, memoryview)):
+        content = bytes(content)
+    elif isinstance(content, str):
+        content = content.encode("utf-8")
+    elif not named and isinstance(getattr(content, "name", None), str):
+        filename = os.path.basename(content.name) or filename  # an open file's own name
+    return filename, content, given_type or content_type or "application/octet-stream"
+
+
+def _file_tuple(value: Any) -> bool:
+    """httpx's `(filename, content[, content_type])`, not a sequence of file parts."""
+    return (
+        isinstance(value, tuple)
+        and len(value) in (2, 3)
+        and (value[0] is None or isinstance(value[0], str))
+        and not isinstance(value[1], tuple)
+    )
+
+
+class _PathFile:
+    """A file on disk as httpx sends it: opened at the first read, closed at its end (and
+    opened again when a retry sends it once more); its size known without opening it."""
+
+    def __init__(self, path: Path) -> None:
+        self.name = str(path)
+        self._path = path
+        self._size = path.stat().st_size  # a missing file fails here, before sending
+        self._file: IO[bytes] | None = None
+
+    def tell(self) -> int:
+        return self._file.tell() if self._file is not None else 0
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        if self._file is None and whence == os.SEEK_END:
+            return self._size + offset  # httpx asking for the length
+        if self._file is None and (offset, whence) == (0, os.SEEK_SET):
+            return 0
+        return self._open().seek(offset, whence)
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._open().read(size)
+        if not data or size < 0:
+            self.close()
+        return data
+
+    def _open(self) -> IO[bytes]:
+        if self._file is None:
+            self._file = self._path.open("rb")
+        return self._file
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __del__(self) -> None:
+        self.close()
 
 
 def _file_bytes(content: Any) -> bytes:
@@ -291,9 +379,20 @@ def payload(
             )
     else:
         chosen = _fitting(value, media)
+    files: dict[str, Any] = {}
+    if chosen.kind == "multipart" and chosen.files and isinstance(value, Mapping):
+        # file parts are validated as bytes, and sent as given (a path is read while sending)
+        files = {name: value[name] for name in chosen.files if value.get(name) is not None}
+        value = {
+            **value,
+            **{
+                n: b"" if _file_tuple(v) or not isinstance(v, (list, tuple)) else [b""] * len(v)
+                for n, v in files.items()
+            },
+        }
     if chosen.model is not None and not isinstance(value, chosen.model):
         value = validated(chosen.model, value)
-    return Payload(chosen, value)
+    return Payload(chosen, value, files)
 
 
 def validated(model: type[BaseModel], value: Any) -> Any:
@@ -364,6 +463,7 @@ def is_json(response: httpx.Response) -> bool:
 
 __all__ = [
     "OMIT",
+    "FileContent",
     "MediaType",
     "Omit",
     "Payload",

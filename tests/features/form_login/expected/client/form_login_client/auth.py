@@ -38,15 +38,15 @@ def authenticate(
                 _apply(SECURITY_SCHEMES[name], value, headers, query)
             return
     wanted = " or ".join(
-        " and ".join(
-            f"{option}= (or ${CREDENTIAL_ENVS[option]})"
-            for name in alternative
-            for option in SECURITY_SCHEMES[name][2]
-        )
-        for alternative in security
+        " and ".join(_wanted(name) for name in alternative) for alternative in security
     )
     noun = "API key" if PRIMARY_CREDENTIAL == "api_key" else "credentials"
     raise APIError(f"no {noun}: pass {wanted} ({call})")
+
+
+def _wanted(name: str) -> str:
+    options = " and ".join(f"{o}= (or ${CREDENTIAL_ENVS[o]})" for o in SECURITY_SCHEMES[name][2])
+    return options
 
 
 def _scheme_values(

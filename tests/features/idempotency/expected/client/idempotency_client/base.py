@@ -12,7 +12,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, ParamSpec, TypeVar, cast
+from typing import Any, Generic, Literal, ParamSpec, TypeVar, cast
 
 from ._enums import read_answer
 from ._http import httpx
@@ -37,6 +37,17 @@ CONTEXT_HEADERS: dict[str, str] = {}
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RETRIES = 2
+
+
+class NotGiven:
+    """The default of `with_options`'s parameters: an option not given keeps its value
+    (`None` is a value: the option unset)."""
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+NOT_GIVEN = NotGiven()
 
 
 def drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -155,7 +166,7 @@ class _RequestBuilder:
     def __init__(
         self,
         *,
-        environment: str | None = None,
+        environment: Literal["server0"] | None = None,
         base_url: str | None = None,
         timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
@@ -188,8 +199,9 @@ class _RequestBuilder:
         """The API key's mode (e.g. "live" or "test"), read from its prefix."""
         return key_mode(self._credential(PRIMARY_CREDENTIAL))
 
-    def _options(self) -> dict[str, Any]:
-        return {
+    def _options(self, changes: Mapping[str, Any]) -> dict[str, Any]:
+        """This client's options with `changes` (those given to `with_options`) applied."""
+        options = {
             "base_url": self.base_url,
             "timeout": self.timeout,
             "max_retries": self.max_retries,
@@ -197,11 +209,16 @@ class _RequestBuilder:
             "pacing": self.pacing,
             "default_headers": self.default_headers,
         }
+        changed = {name: value for name, value in changes.items() if value is not NOT_GIVEN}
+        if "environment" in changed:
+            options.pop("base_url")
+        return {**options, **changed}
 
     def _build(
-        self, request: Request
+        self, request: Request, tokens: Mapping[str, str] | None = None
     ) -> tuple[str, str, list[tuple[str, Any]], dict[str, str], dict[str, Any]]:
-        """Method, URL, query pairs, headers and httpx's body arguments of one request."""
+        """Method, URL, query pairs, headers and httpx's body arguments of one request
+        (`tokens`: scheme -> an OAuth2 token the client fetched for it)."""
         headers = {**self.default_headers}
         if request.accept:
             headers["Accept"] = request.accept
@@ -219,7 +236,7 @@ class _RequestBuilder:
         if request.security:
             authenticate(
                 request.security,
-                request.credentials,
+                {**(tokens or {}), **request.credentials},
                 self._credential,
                 headers,
                 query,

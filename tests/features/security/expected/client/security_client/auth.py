@@ -37,9 +37,41 @@ CREDENTIAL_ENVS: dict[str, str] = {
     "query_key": "SECURITY_QUERY_KEY",
     "cookie_key": "SECURITY_COOKIE_KEY",
     "oauth_token": "SECURITY_OAUTH_TOKEN",
+    "oauth_client_id": "SECURITY_OAUTH_CLIENT_ID",
+    "oauth_client_secret": "SECURITY_OAUTH_CLIENT_SECRET",
     "oidc_token": "SECURITY_OIDC_TOKEN",
+    "oidc_client_id": "SECURITY_OIDC_CLIENT_ID",
+    "oidc_client_secret": "SECURITY_OIDC_CLIENT_SECRET",
+    "oidc_refresh_token": "SECURITY_OIDC_REFRESH_TOKEN",
 }
 """Credential option -> the environment variable read when the option is not passed."""
+OAUTH: dict[str, tuple[str, str, str, tuple[str, ...], tuple[str, str, str]]] = {
+    "oauth": (
+        "https://example.com/token",
+        "",
+        "",
+        ("read",),
+        (
+            "oauth_client_id",
+            "oauth_client_secret",
+            "",
+        ),
+    ),
+    "oidc": (
+        "",
+        "",
+        "https://example.com/.well-known/openid-configuration",
+        (),
+        (
+            "oidc_client_id",
+            "oidc_client_secret",
+            "oidc_refresh_token",
+        ),
+    ),
+}
+"""OAuth2 / OpenID Connect scheme -> (client-credentials token URL, refresh URL, discovery URL,
+scopes asked for, the options holding the client id, client secret and refresh token): the
+client fetches these schemes' tokens itself when no token is given."""
 PRIMARY_CREDENTIAL: str | None = "bearer_token"
 """The option of the spec's default security scheme (its key paces requests and has a mode)."""
 
@@ -62,15 +94,42 @@ def authenticate(
                 _apply(SECURITY_SCHEMES[name], value, headers, query)
             return
     wanted = " or ".join(
-        " and ".join(
-            f"{option}= (or ${CREDENTIAL_ENVS[option]})"
-            for name in alternative
-            for option in SECURITY_SCHEMES[name][2]
-        )
-        for alternative in security
+        " and ".join(_wanted(name) for name in alternative) for alternative in security
     )
     noun = "API key" if PRIMARY_CREDENTIAL == "api_key" else "credentials"
     raise APIError(f"no {noun}: pass {wanted} ({call})")
+
+
+def _wanted(name: str) -> str:
+    options = " and ".join(f"{o}= (or ${CREDENTIAL_ENVS[o]})" for o in SECURITY_SCHEMES[name][2])
+    if name in OAUTH:
+        token_url, refresh_url, discovery, _, (cid, secret, refresh) = OAUTH[name]
+        if token_url or discovery:
+            options += f" or {cid}= and {secret}="
+        if refresh_url or discovery:
+            options += f" or {refresh}="
+    return options
+
+
+def fetchable(
+    security: tuple[tuple[str, ...], ...],
+    overrides: Mapping[str, str],
+    credential: Callable[[str], str | None],
+) -> tuple[str, ...]:
+    """The OAuth2 schemes whose tokens the client fetches for a call: those missing from the
+    first alternative that is complete once they are fetched (none when one is already)."""
+    for alternative in sorted(security, key=lambda names: not names):
+        missing = [n for n in alternative if _scheme_values(n, overrides, credential) is None]
+        if all(n in OAUTH and _can_fetch(n, credential) for n in missing):
+            return tuple(missing)
+    return ()
+
+
+def _can_fetch(name: str, credential: Callable[[str], str | None]) -> bool:
+    token_url, refresh_url, discovery, _, (cid, secret, refresh) = OAUTH[name]
+    if credential(refresh) and (refresh_url or discovery):
+        return True
+    return bool(credential(cid) and credential(secret) and (token_url or discovery))
 
 
 def _scheme_values(

@@ -13,14 +13,17 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, ParamSpec, TypeVar, cast
 
 from ._enums import read_answer
 from ._http import httpx
-from .auth import PRIMARY_CREDENTIAL, authenticate
+from .auth import OAUTH, PRIMARY_CREDENTIAL, authenticate, fetchable
 from .errors import APIConnectionError, APIError, APIStatusError, APITimeoutError, error_for
 from .pacing import RATE_LIMITS, RETRY_STATUSES, Pacer, retry_after, retry_delay
 from .wire import Payload, cookie_header, query_pairs, scalar
+
+if TYPE_CHECKING:
+    from .oauth import TokenSource
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -38,6 +41,17 @@ CONTEXT_HEADERS: dict[str, str] = {}
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RETRIES = 2
+
+
+class NotGiven:
+    """The default of `with_options`'s parameters: an option not given keeps its value
+    (`None` is a value: the option unset)."""
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+NOT_GIVEN = NotGiven()
 
 
 def drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -163,8 +177,13 @@ class _RequestBuilder:
         query_key: str | None = None,
         cookie_key: str | None = None,
         oauth_token: str | None = None,
+        oauth_client_id: str | None = None,
+        oauth_client_secret: str | None = None,
         oidc_token: str | None = None,
-        environment: str | None = None,
+        oidc_client_id: str | None = None,
+        oidc_client_secret: str | None = None,
+        oidc_refresh_token: str | None = None,
+        environment: Literal["server0"] | None = None,
         base_url: str | None = None,
         timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
         max_retries: int = DEFAULT_MAX_RETRIES,
@@ -189,8 +208,33 @@ class _RequestBuilder:
         self.oauth_token = (
             oauth_token if oauth_token is not None else os.environ.get("SECURITY_OAUTH_TOKEN")
         )
+        self.oauth_client_id = (
+            oauth_client_id
+            if oauth_client_id is not None
+            else os.environ.get("SECURITY_OAUTH_CLIENT_ID")
+        )
+        self.oauth_client_secret = (
+            oauth_client_secret
+            if oauth_client_secret is not None
+            else os.environ.get("SECURITY_OAUTH_CLIENT_SECRET")
+        )
         self.oidc_token = (
             oidc_token if oidc_token is not None else os.environ.get("SECURITY_OIDC_TOKEN")
+        )
+        self.oidc_client_id = (
+            oidc_client_id
+            if oidc_client_id is not None
+            else os.environ.get("SECURITY_OIDC_CLIENT_ID")
+        )
+        self.oidc_client_secret = (
+            oidc_client_secret
+            if oidc_client_secret is not None
+            else os.environ.get("SECURITY_OIDC_CLIENT_SECRET")
+        )
+        self.oidc_refresh_token = (
+            oidc_refresh_token
+            if oidc_refresh_token is not None
+            else os.environ.get("SECURITY_OIDC_REFRESH_TOKEN")
         )
         if base_url is None:
             name = environment or DEFAULT_ENVIRONMENT
@@ -207,6 +251,8 @@ class _RequestBuilder:
         self.pacing = pacing
         self.default_headers = dict(default_headers or {})
         self._pacer = Pacer.for_key(self._credential(PRIMARY_CREDENTIAL)) if pacing else None
+        self._token_sources: dict[tuple[str | None, ...], TokenSource] = {}
+        """(scheme, base URL, credentials) -> its tokens; shared by `with_options` copies."""
 
     def _credential(self, option: str | None) -> str | None:
         value = getattr(self, option, None) if option else None
@@ -217,8 +263,9 @@ class _RequestBuilder:
         """The API key's mode (e.g. "live" or "test"), read from its prefix."""
         return key_mode(self._credential(PRIMARY_CREDENTIAL))
 
-    def _options(self) -> dict[str, Any]:
-        return {
+    def _options(self, changes: Mapping[str, Any]) -> dict[str, Any]:
+        """This client's options with `changes` (those given to `with_options`) applied."""
+        options = {
             "username": self.username,
             "password": self.password,
             "bearer_token": self.bearer_token,
@@ -226,7 +273,12 @@ class _RequestBuilder:
             "query_key": self.query_key,
             "cookie_key": self.cookie_key,
             "oauth_token": self.oauth_token,
+            "oauth_client_id": self.oauth_client_id,
+            "oauth_client_secret": self.oauth_client_secret,
             "oidc_token": self.oidc_token,
+            "oidc_client_id": self.oidc_client_id,
+            "oidc_client_secret": self.oidc_client_secret,
+            "oidc_refresh_token": self.oidc_refresh_token,
             "base_url": self.base_url,
             "timeout": self.timeout,
             "max_retries": self.max_retries,
@@ -234,11 +286,53 @@ class _RequestBuilder:
             "pacing": self.pacing,
             "default_headers": self.default_headers,
         }
+        changed = {name: value for name, value in changes.items() if value is not NOT_GIVEN}
+        if "environment" in changed:
+            options.pop("base_url")
+        return {**options, **changed}
+
+    def _token_source(self, scheme: str) -> TokenSource:
+        """The tokens of an OAuth2 scheme for this client's credentials."""
+        from .oauth import TokenSource  # noqa: PLC0415 (only clients fetching tokens load it)
+
+        token_url, refresh_url, discovery_url, scopes, options = OAUTH[scheme]
+        values = tuple(self._credential(option) for option in options)
+        key = (scheme, self.base_url, *values)
+        source = self._token_sources.get(key)
+        if source is None:
+            source = self._token_sources.setdefault(
+                key,
+                TokenSource(
+                    token_url=token_url,
+                    refresh_url=refresh_url,
+                    discovery_url=discovery_url,
+                    scopes=scopes,
+                    client_id=values[0],
+                    client_secret=values[1],
+                    refresh_token=values[2],
+                    base_url=self.base_url,
+                ),
+            )
+        return source
+
+    def _to_fetch(self, request: Request) -> tuple[str, ...]:
+        return (
+            fetchable(request.security, request.credentials, self._credential)
+            if request.security
+            else ()
+        )
+
+    @staticmethod
+    def _reauthorize(headers: dict[str, str], tokens: Mapping[str, str]) -> None:
+        """Put fresh OAuth2 tokens in place of the ones an answer refused."""
+        for token in tokens.values():
+            headers["Authorization"] = f"Bearer {token}"
 
     def _build(
-        self, request: Request
+        self, request: Request, tokens: Mapping[str, str] | None = None
     ) -> tuple[str, str, list[tuple[str, Any]], dict[str, str], dict[str, Any]]:
-        """Method, URL, query pairs, headers and httpx's body arguments of one request."""
+        """Method, URL, query pairs, headers and httpx's body arguments of one request
+        (`tokens`: scheme -> an OAuth2 token the client fetched for it)."""
         headers = {**self.default_headers}
         if request.accept:
             headers["Accept"] = request.accept
@@ -256,7 +350,7 @@ class _RequestBuilder:
         if request.security:
             authenticate(
                 request.security,
-                request.credentials,
+                {**(tokens or {}), **request.credentials},
                 self._credential,
                 headers,
                 query,
@@ -339,7 +433,11 @@ class SyncAPIClient(_RequestBuilder):
 
     def _send(self, request: Request, *, stream: bool) -> tuple[httpx.Response, int]:
         """The successful answer and the retries it took; a streamed answer's body is unread."""
-        method, url, params, headers, send = self._build(request)
+        tokens = {
+            scheme: self._token_source(scheme).get(self._http) for scheme in self._to_fetch(request)
+        }
+        method, url, params, headers, send = self._build(request, tokens)
+        renewed = not tokens  # one more try with fresh tokens after a 401
         retries = self._retries_for(request)
         attempt = 0
         while True:
@@ -359,6 +457,15 @@ class SyncAPIClient(_RequestBuilder):
                     response.read()  # an error's body, for the exception
                 finally:
                     response.close()
+            if not renewed and response is not None and response.status_code == 401:
+                renewed = True
+                self._paced(slot)
+                response.close()
+                tokens = {
+                    s: self._token_source(s).get(self._http, stale=t) for s, t in tokens.items()
+                }
+                self._reauthorize(headers, tokens)
+                continue
             try:
                 delay = self._settle(slot, attempt, retries, response, failure, request.errors)
             except BaseException:
@@ -400,7 +507,12 @@ class AsyncAPIClient(_RequestBuilder):
         """The successful answer and the retries it took; a streamed answer's body is unread."""
         import asyncio
 
-        method, url, params, headers, send = self._build(request)
+        tokens = {
+            scheme: await self._token_source(scheme).aget(self._http)
+            for scheme in self._to_fetch(request)
+        }
+        method, url, params, headers, send = self._build(request, tokens)
+        renewed = not tokens  # one more try with fresh tokens after a 401
         retries = self._retries_for(request)
         attempt = 0
         while True:
@@ -420,6 +532,16 @@ class AsyncAPIClient(_RequestBuilder):
                     await response.aread()  # an error's body, for the exception
                 finally:
                     await response.aclose()
+            if not renewed and response is not None and response.status_code == 401:
+                renewed = True
+                self._paced(slot)
+                await response.aclose()
+                tokens = {
+                    s: await self._token_source(s).aget(self._http, stale=t)
+                    for s, t in tokens.items()
+                }
+                self._reauthorize(headers, tokens)
+                continue
             try:
                 delay = self._settle(slot, attempt, retries, response, failure, request.errors)
             except BaseException:

@@ -7,11 +7,21 @@ Resource modules are imported on first use, so importing the package stays cheap
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .base import AsyncAPIClient, SyncAPIClient
+from .base import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT,
+    NOT_GIVEN,
+    AsyncAPIClient,
+    NotGiven,
+    SyncAPIClient,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Literal
+
     import httpx
 
     from .resources.auth import (
@@ -42,12 +52,105 @@ class Client(SyncAPIClient):
     `default_headers`, `http_client` (your own httpx.Client).
     """
 
-    def __init__(self, *, http_client: httpx.Client | None = None, **options: Any) -> None:
-        super().__init__(http_client=http_client, **options)
+    def __init__(
+        self,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        bearer_token: str | None = None,
+        header_key: str | None = None,
+        query_key: str | None = None,
+        cookie_key: str | None = None,
+        oauth_token: str | None = None,
+        oauth_client_id: str | None = None,
+        oauth_client_secret: str | None = None,
+        oidc_token: str | None = None,
+        oidc_client_id: str | None = None,
+        oidc_client_secret: str | None = None,
+        oidc_refresh_token: str | None = None,
+        environment: Literal["server0"] | None = None,
+        base_url: str | None = None,
+        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_unsafe: bool = False,
+        pacing: bool = False,
+        default_headers: Mapping[str, str] | None = None,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        super().__init__(
+            http_client=http_client,
+            username=username,
+            password=password,
+            bearer_token=bearer_token,
+            header_key=header_key,
+            query_key=query_key,
+            cookie_key=cookie_key,
+            oauth_token=oauth_token,
+            oauth_client_id=oauth_client_id,
+            oauth_client_secret=oauth_client_secret,
+            oidc_token=oidc_token,
+            oidc_client_id=oidc_client_id,
+            oidc_client_secret=oidc_client_secret,
+            oidc_refresh_token=oidc_refresh_token,
+            environment=environment,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_unsafe=retry_unsafe,
+            pacing=pacing,
+            default_headers=default_headers,
+        )
 
-    def with_options(self, **changes: Any) -> Client:
-        """A copy with some options changed, sharing this client's connection pool."""
-        return Client(**{**self._options(), "http_client": self._http, **changes})
+    def with_options(
+        self,
+        *,
+        username: str | None | NotGiven = NOT_GIVEN,
+        password: str | None | NotGiven = NOT_GIVEN,
+        bearer_token: str | None | NotGiven = NOT_GIVEN,
+        header_key: str | None | NotGiven = NOT_GIVEN,
+        query_key: str | None | NotGiven = NOT_GIVEN,
+        cookie_key: str | None | NotGiven = NOT_GIVEN,
+        oauth_token: str | None | NotGiven = NOT_GIVEN,
+        oauth_client_id: str | None | NotGiven = NOT_GIVEN,
+        oauth_client_secret: str | None | NotGiven = NOT_GIVEN,
+        oidc_token: str | None | NotGiven = NOT_GIVEN,
+        oidc_client_id: str | None | NotGiven = NOT_GIVEN,
+        oidc_client_secret: str | None | NotGiven = NOT_GIVEN,
+        oidc_refresh_token: str | None | NotGiven = NOT_GIVEN,
+        environment: Literal["server0"] | None | NotGiven = NOT_GIVEN,
+        base_url: str | None | NotGiven = NOT_GIVEN,
+        timeout: float | httpx.Timeout | None | NotGiven = NOT_GIVEN,
+        max_retries: int | NotGiven = NOT_GIVEN,
+        retry_unsafe: bool | NotGiven = NOT_GIVEN,
+        pacing: bool | NotGiven = NOT_GIVEN,
+        default_headers: Mapping[str, str] | None | NotGiven = NOT_GIVEN,
+    ) -> Client:
+        """A copy with some options changed, sharing this client's connection pool        (and the OAuth2 tokens fetched with the same credentials)."""
+        changes = {
+            "username": username,
+            "password": password,
+            "bearer_token": bearer_token,
+            "header_key": header_key,
+            "query_key": query_key,
+            "cookie_key": cookie_key,
+            "oauth_token": oauth_token,
+            "oauth_client_id": oauth_client_id,
+            "oauth_client_secret": oauth_client_secret,
+            "oidc_token": oidc_token,
+            "oidc_client_id": oidc_client_id,
+            "oidc_client_secret": oidc_client_secret,
+            "oidc_refresh_token": oidc_refresh_token,
+            "environment": environment,
+            "base_url": base_url,
+            "timeout": timeout,
+            "max_retries": max_retries,
+            "retry_unsafe": retry_unsafe,
+            "pacing": pacing,
+            "default_headers": default_headers,
+        }
+        clone = Client(**self._options(changes), http_client=self._http)
+        clone._token_sources = self._token_sources
+        return clone
 
     def __enter__(self) -> Client:
         return self
@@ -71,12 +174,105 @@ class Client(SyncAPIClient):
 class AsyncClient(AsyncAPIClient):
     """Asynchronous client: the same namespaces and options as `Client`, methods awaited."""
 
-    def __init__(self, *, http_client: httpx.AsyncClient | None = None, **options: Any) -> None:
-        super().__init__(http_client=http_client, **options)
+    def __init__(
+        self,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        bearer_token: str | None = None,
+        header_key: str | None = None,
+        query_key: str | None = None,
+        cookie_key: str | None = None,
+        oauth_token: str | None = None,
+        oauth_client_id: str | None = None,
+        oauth_client_secret: str | None = None,
+        oidc_token: str | None = None,
+        oidc_client_id: str | None = None,
+        oidc_client_secret: str | None = None,
+        oidc_refresh_token: str | None = None,
+        environment: Literal["server0"] | None = None,
+        base_url: str | None = None,
+        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        retry_unsafe: bool = False,
+        pacing: bool = False,
+        default_headers: Mapping[str, str] | None = None,
+        http_client: httpx.AsyncClient | None = None,
+    ) -> None:
+        super().__init__(
+            http_client=http_client,
+            username=username,
+            password=password,
+            bearer_token=bearer_token,
+            header_key=header_key,
+            query_key=query_key,
+            cookie_key=cookie_key,
+            oauth_token=oauth_token,
+            oauth_client_id=oauth_client_id,
+            oauth_client_secret=oauth_client_secret,
+            oidc_token=oidc_token,
+            oidc_client_id=oidc_client_id,
+            oidc_client_secret=oidc_client_secret,
+            oidc_refresh_token=oidc_refresh_token,
+            environment=environment,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_unsafe=retry_unsafe,
+            pacing=pacing,
+            default_headers=default_headers,
+        )
 
-    def with_options(self, **changes: Any) -> AsyncClient:
-        """A copy with some options changed, sharing this client's connection pool."""
-        return AsyncClient(**{**self._options(), "http_client": self._http, **changes})
+    def with_options(
+        self,
+        *,
+        username: str | None | NotGiven = NOT_GIVEN,
+        password: str | None | NotGiven = NOT_GIVEN,
+        bearer_token: str | None | NotGiven = NOT_GIVEN,
+        header_key: str | None | NotGiven = NOT_GIVEN,
+        query_key: str | None | NotGiven = NOT_GIVEN,
+        cookie_key: str | None | NotGiven = NOT_GIVEN,
+        oauth_token: str | None | NotGiven = NOT_GIVEN,
+        oauth_client_id: str | None | NotGiven = NOT_GIVEN,
+        oauth_client_secret: str | None | NotGiven = NOT_GIVEN,
+        oidc_token: str | None | NotGiven = NOT_GIVEN,
+        oidc_client_id: str | None | NotGiven = NOT_GIVEN,
+        oidc_client_secret: str | None | NotGiven = NOT_GIVEN,
+        oidc_refresh_token: str | None | NotGiven = NOT_GIVEN,
+        environment: Literal["server0"] | None | NotGiven = NOT_GIVEN,
+        base_url: str | None | NotGiven = NOT_GIVEN,
+        timeout: float | httpx.Timeout | None | NotGiven = NOT_GIVEN,
+        max_retries: int | NotGiven = NOT_GIVEN,
+        retry_unsafe: bool | NotGiven = NOT_GIVEN,
+        pacing: bool | NotGiven = NOT_GIVEN,
+        default_headers: Mapping[str, str] | None | NotGiven = NOT_GIVEN,
+    ) -> AsyncClient:
+        """A copy with some options changed, sharing this client's connection pool        (and the OAuth2 tokens fetched with the same credentials)."""
+        changes = {
+            "username": username,
+            "password": password,
+            "bearer_token": bearer_token,
+            "header_key": header_key,
+            "query_key": query_key,
+            "cookie_key": cookie_key,
+            "oauth_token": oauth_token,
+            "oauth_client_id": oauth_client_id,
+            "oauth_client_secret": oauth_client_secret,
+            "oidc_token": oidc_token,
+            "oidc_client_id": oidc_client_id,
+            "oidc_client_secret": oidc_client_secret,
+            "oidc_refresh_token": oidc_refresh_token,
+            "environment": environment,
+            "base_url": base_url,
+            "timeout": timeout,
+            "max_retries": max_retries,
+            "retry_unsafe": retry_unsafe,
+            "pacing": pacing,
+            "default_headers": default_headers,
+        }
+        clone = AsyncClient(**self._options(changes), http_client=self._http)
+        clone._token_sources = self._token_sources
+        return clone
 
     async def __aenter__(self) -> AsyncClient:
         return self

@@ -37,6 +37,28 @@ export class FilesResource {
   }
 
   /**
+   * An image whose part type the Encoding Object declares
+   * POST /avatars
+   */
+  uploadAvatar(params: { body: T.UploadAvatarRequestMultipart }, options: RequestOptions = {}): Promise<T.Stored> {
+    const call = {
+      method: "post",
+      path: "/avatars",
+      params: [
+      ],
+      body: params.body,
+      bodyKind: "multipart" as const,
+      contentType: "multipart/form-data",
+      accept: "application/json",
+      answer: "json" as const,
+      unwrap: false,
+      retrySafe: false,
+      security: [],
+    };
+    return this.#core.request<T.Stored>(call, options);
+  }
+
+  /**
    * put_blob
    * PUT /blobs/{name}
    */

@@ -10,6 +10,11 @@ export type Stored = {
   fields?: { [key: string]: string };
   [key: string]: unknown;
 };
+export type UploadAvatarRequestMultipart = {
+  image: Blob;
+  caption?: string;
+  [key: string]: unknown;
+};
 export type UploadFileRequestMultipart = {
   file: Blob;
   title: string;

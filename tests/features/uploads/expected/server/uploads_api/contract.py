@@ -37,6 +37,11 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
                 "201": None,
             }
         ),
+        "upload_avatar": MappingProxyType(
+            {
+                "201": None,
+            }
+        ),
         "put_blob": MappingProxyType(
             {
                 "200": None,
@@ -60,6 +65,7 @@ DECLARED_RESPONSES: Mapping[str, Mapping[str, type[BaseModel] | None]] = Mapping
 WITH_BODY: frozenset[str] = frozenset(
     {
         "upload_file",
+        "upload_avatar",
         "put_blob",
         "post_note",
         "post_document",

@@ -22,3 +22,8 @@ class UploadFileRequestMultipart(BaseModel):
     title: Annotated[str, Field(max_length=40)]
     tags: list[str] | None = None
     attachments: list[bytes] | None = None
+
+
+class UploadAvatarRequestMultipart(BaseModel):
+    image: bytes
+    caption: str | None = None

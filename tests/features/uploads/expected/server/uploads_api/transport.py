@@ -224,10 +224,27 @@ async def read_text(request: Request) -> str:
         raise _invalid("body", "", "Body is not UTF-8 text") from None
 
 
+class UploadedFile(bytes):
+    """A file part as a handler receives it: its bytes (it is a `bytes`), with the
+    `filename` and `content_type` the client sent."""
+
+    filename: str | None
+    content_type: str | None
+
+    def __new__(
+        cls, content: bytes, filename: str | None, content_type: str | None
+    ) -> "UploadedFile":
+        self = super().__new__(cls, content)
+        self.filename = filename
+        self.content_type = content_type
+        return self
+
+
 async def read_form(request: Request, model: type[M], *, lists: tuple[str, ...] = (),
                     json_fields: tuple[str, ...] = (),
                     deep_fields: tuple[str, ...] = ()) -> M:  # fmt: skip
-    """A url-encoded or multipart body as its model: file parts become bytes; a deepObject
+    """A url-encoded or multipart body as its model: file parts become `UploadedFile`s
+    (bytes with their filename and content type); a deepObject
     field's `name[key][0]=value` pairs an object (keys all numbers: an array)."""
     try:
         form = await request.form()
@@ -245,7 +262,7 @@ async def read_form(request: Request, model: type[M], *, lists: tuple[str, ...] 
         values: list[Any] = []
         for value in form.getlist(key):
             if isinstance(value, UploadFile):
-                values.append(await value.read())
+                values.append(UploadedFile(await value.read(), value.filename, value.content_type))
             elif key in json_fields:
                 try:
                     values.append(json.loads(value))

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._document import Document as Document
     from ._stored import Stored as Stored
+    from ._upload_avatar_request_multipart import (
+        UploadAvatarRequestMultipart as UploadAvatarRequestMultipart,
+    )
     from ._upload_file_request_multipart import (
         UploadFileRequestMultipart as UploadFileRequestMultipart,
     )
@@ -20,6 +23,7 @@ if TYPE_CHECKING:
 _HOMES: dict[str, str] = {
     "Document": "_document",
     "Stored": "_stored",
+    "UploadAvatarRequestMultipart": "_upload_avatar_request_multipart",
     "UploadFileRequestMultipart": "_upload_file_request_multipart",
 }
 

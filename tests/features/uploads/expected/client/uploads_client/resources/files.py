@@ -11,7 +11,7 @@ from ..base import Request, async_to_raw_response_wrapper, to_raw_response_wrapp
 
 if TYPE_CHECKING:
     from ..base import AsyncAPIClient, SyncAPIClient
-    from ..models import Document, Stored, UploadFileRequestMultipart
+    from ..models import Document, Stored, UploadAvatarRequestMultipart, UploadFileRequestMultipart
 
 
 class FilesResource:
@@ -24,10 +24,10 @@ class FilesResource:
     def upload_file(
         self,
         *,
-        file: bytes,
+        file: _wire.FileContent,
         title: str,
         tags: Sequence[str] | _wire.Omit = _wire.OMIT,
-        attachments: Sequence[bytes] | _wire.Omit = _wire.OMIT,
+        attachments: Sequence[_wire.FileContent] | _wire.Omit = _wire.OMIT,
     ) -> Stored: ...
 
     @overload
@@ -41,10 +41,10 @@ class FilesResource:
         self,
         *,
         body: UploadFileRequestMultipart | Mapping[str, Any] | None = None,
-        file: bytes | _wire.Omit = _wire.OMIT,
+        file: _wire.FileContent | _wire.Omit = _wire.OMIT,
         title: str | _wire.Omit = _wire.OMIT,
         tags: Sequence[str] | _wire.Omit = _wire.OMIT,
-        attachments: Sequence[bytes] | _wire.Omit = _wire.OMIT,
+        attachments: Sequence[_wire.FileContent] | _wire.Omit = _wire.OMIT,
     ) -> Stored:
         """A multipart upload with a file and fields
 
@@ -82,6 +82,70 @@ class FilesResource:
                             "multipart",
                             model=UploadFileRequestMultipart,
                             files=("file", "attachments"),
+                            file_types={"file": "application/octet-stream"},
+                        ),
+                    ),
+                ),
+                retry_safe=False,
+            ),
+            lambda response: Stored.model_validate_json(response.content),
+        )
+
+    @overload
+    def upload_avatar(
+        self,
+        *,
+        image: _wire.FileContent,
+        caption: str | _wire.Omit = _wire.OMIT,
+    ) -> Stored: ...
+
+    @overload
+    def upload_avatar(
+        self,
+        *,
+        body: UploadAvatarRequestMultipart | Mapping[str, Any],
+    ) -> Stored: ...
+
+    def upload_avatar(
+        self,
+        *,
+        body: UploadAvatarRequestMultipart | Mapping[str, Any] | None = None,
+        image: _wire.FileContent | _wire.Omit = _wire.OMIT,
+        caption: str | _wire.Omit = _wire.OMIT,
+    ) -> Stored:
+        """An image whose part type the Encoding Object declares
+
+        POST /avatars
+
+        Args:
+            body: UploadAvatarRequestMultipart (or plain data), sent as multipart/form-data.
+                Or pass its fields as keywords instead (not both).
+            image: the body field 'image'
+            caption: the body field 'caption'
+        """
+        from ..models import Stored, UploadAvatarRequestMultipart
+
+        return self._client._call(
+            Request(
+                "POST",
+                "/avatars",
+                body=_wire.payload(
+                    _wire.body_of(
+                        body,
+                        (
+                            ("image", "image", image),
+                            ("caption", "caption", caption),
+                        ),
+                        ("image",),
+                        True,
+                    ),
+                    (
+                        _wire.MediaType(
+                            "multipart/form-data",
+                            "multipart",
+                            model=UploadAvatarRequestMultipart,
+                            files=("image",),
+                            file_types={"image": "image/png"},
                         ),
                     ),
                 ),
@@ -201,10 +265,10 @@ class AsyncFilesResource:
     async def upload_file(
         self,
         *,
-        file: bytes,
+        file: _wire.FileContent,
         title: str,
         tags: Sequence[str] | _wire.Omit = _wire.OMIT,
-        attachments: Sequence[bytes] | _wire.Omit = _wire.OMIT,
+        attachments: Sequence[_wire.FileContent] | _wire.Omit = _wire.OMIT,
     ) -> Stored: ...
 
     @overload
@@ -218,10 +282,10 @@ class AsyncFilesResource:
         self,
         *,
         body: UploadFileRequestMultipart | Mapping[str, Any] | None = None,
-        file: bytes | _wire.Omit = _wire.OMIT,
+        file: _wire.FileContent | _wire.Omit = _wire.OMIT,
         title: str | _wire.Omit = _wire.OMIT,
         tags: Sequence[str] | _wire.Omit = _wire.OMIT,
-        attachments: Sequence[bytes] | _wire.Omit = _wire.OMIT,
+        attachments: Sequence[_wire.FileContent] | _wire.Omit = _wire.OMIT,
     ) -> Stored:
         """A multipart upload with a file and fields
 
@@ -259,6 +323,70 @@ class AsyncFilesResource:
                             "multipart",
                             model=UploadFileRequestMultipart,
                             files=("file", "attachments"),
+                            file_types={"file": "application/octet-stream"},
+                        ),
+                    ),
+                ),
+                retry_safe=False,
+            ),
+            lambda response: Stored.model_validate_json(response.content),
+        )
+
+    @overload
+    async def upload_avatar(
+        self,
+        *,
+        image: _wire.FileContent,
+        caption: str | _wire.Omit = _wire.OMIT,
+    ) -> Stored: ...
+
+    @overload
+    async def upload_avatar(
+        self,
+        *,
+        body: UploadAvatarRequestMultipart | Mapping[str, Any],
+    ) -> Stored: ...
+
+    async def upload_avatar(
+        self,
+        *,
+        body: UploadAvatarRequestMultipart | Mapping[str, Any] | None = None,
+        image: _wire.FileContent | _wire.Omit = _wire.OMIT,
+        caption: str | _wire.Omit = _wire.OMIT,
+    ) -> Stored:
+        """An image whose part type the Encoding Object declares
+
+        POST /avatars
+
+        Args:
+            body: UploadAvatarRequestMultipart (or plain data), sent as multipart/form-data.
+                Or pass its fields as keywords instead (not both).
+            image: the body field 'image'
+            caption: the body field 'caption'
+        """
+        from ..models import Stored, UploadAvatarRequestMultipart
+
+        return await self._client._call(
+            Request(
+                "POST",
+                "/avatars",
+                body=_wire.payload(
+                    _wire.body_of(
+                        body,
+                        (
+                            ("image", "image", image),
+                            ("caption", "caption", caption),
+                        ),
+                        ("image",),
+                        True,
+                    ),
+                    (
+                        _wire.MediaType(
+                            "multipart/form-data",
+                            "multipart",
+                            model=UploadAvatarRequestMultipart,
+                            files=("image",),
+                            file_types={"image": "image/png"},
                         ),
                     ),
                 ),
@@ -373,6 +501,7 @@ class FilesResourceWithRawResponse:
 
     def __init__(self, resource: FilesResource) -> None:
         self.upload_file = to_raw_response_wrapper(resource.upload_file)
+        self.upload_avatar = to_raw_response_wrapper(resource.upload_avatar)
         self.put_blob = to_raw_response_wrapper(resource.put_blob)
         self.post_note = to_raw_response_wrapper(resource.post_note)
         self.post_document = to_raw_response_wrapper(resource.post_document)
@@ -383,6 +512,7 @@ class AsyncFilesResourceWithRawResponse:
 
     def __init__(self, resource: AsyncFilesResource) -> None:
         self.upload_file = async_to_raw_response_wrapper(resource.upload_file)
+        self.upload_avatar = async_to_raw_response_wrapper(resource.upload_avatar)
         self.put_blob = async_to_raw_response_wrapper(resource.put_blob)
         self.post_note = async_to_raw_response_wrapper(resource.post_note)
         self.post_document = async_to_raw_response_wrapper(resource.post_document)

@@ -3,7 +3,7 @@
 
 from typing import Protocol
 
-from ..models import Document, Stored, UploadFileRequestMultipart
+from ..models import Document, Stored, UploadAvatarRequestMultipart, UploadFileRequestMultipart
 from ..runtime import ContextT_contra
 
 
@@ -19,6 +19,18 @@ class FilesApi(Protocol[ContextT_contra]):
         """A multipart upload with a file and fields
 
         POST /files
+        """
+        ...
+
+    async def upload_avatar(
+        self,
+        ctx: ContextT_contra,
+        *,
+        body: UploadAvatarRequestMultipart,
+    ) -> Stored:
+        """An image whose part type the Encoding Object declares
+
+        POST /avatars
         """
         ...
 

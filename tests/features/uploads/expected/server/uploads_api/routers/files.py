@@ -8,7 +8,7 @@ from pydantic import TypeAdapter
 
 from .. import transport
 from ..interfaces.files import FilesApi
-from ..models import Document, Stored, UploadFileRequestMultipart
+from ..models import Document, Stored, UploadAvatarRequestMultipart, UploadFileRequestMultipart
 from ..operations import OPERATIONS
 from ..runtime import ContextProvider, ContextT
 
@@ -42,6 +42,29 @@ def create_router(impl: FilesApi[ContextT], context: ContextProvider[ContextT]) 
             json_fields=(),
         )
         return await impl.upload_file(
+            ctx,
+            body=body,
+        )
+
+    @router.post(
+        "/avatars",
+        operation_id="upload_avatar",
+        summary="An image whose part type the Encoding Object declares",
+        status_code=201,
+        response_model=Stored,
+    )
+    async def upload_avatar(
+        ctx: Annotated[Any, Depends(context(OPERATIONS["upload_avatar"]))],
+        request: Request,
+    ) -> Stored:
+        if transport.media_type(request) and not transport.matches(
+            transport.media_type(request), "multipart/form-data"
+        ):
+            raise transport.unsupported(transport.media_type(request), ("multipart/form-data",))
+        body = await transport.read_form(
+            request, UploadAvatarRequestMultipart, lists=(), json_fields=()
+        )
+        return await impl.upload_avatar(
             ctx,
             body=body,
         )
