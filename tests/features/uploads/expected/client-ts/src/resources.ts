@@ -40,7 +40,7 @@ export class FilesResource {
    * An image whose part type the Encoding Object declares
    * POST /avatars
    */
-  uploadAvatar(params: { body: T.UploadAvatarRequestMultipart }, options: RequestOptions = {}): Promise<T.Stored> {
+  uploadAvatar(params: { body: T.UploadAvatarRequestMultipart }, options: RequestOptions = {}): APIPromise<T.Stored> {
     const call = {
       method: "post",
       path: "/avatars",
