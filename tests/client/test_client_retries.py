@@ -327,3 +327,33 @@ def test_a_real_5xx_is_typed_and_a_write_is_not_retried(limited: OutreachServer)
     assert unavailable.value.status_code == 503
     assert "signing" in str(unavailable.value.detail)
     assert timeline.statuses() == [503]
+
+
+def test_pacing_holds_after_an_answer_says_the_window_is_spent(limited: OutreachServer) -> None:
+    """Another process spent the key's window: the paced client's first call is answered with
+    `X-RateLimit-Remaining: 0`, so its next call waits for `X-RateLimit-Reset` instead of
+    meeting a 429 (its own count alone would say nine places are left)."""
+    remaining: list[str | None] = []
+
+    def note(response: httpx.Response) -> None:
+        remaining.append(response.headers.get("x-ratelimit-remaining"))
+
+    for _ in range(3):  # a loaded machine may let the window roll over before the paced call
+        key = fresh_key(limited)
+        remaining.clear()
+        with Client(api_key=key, base_url=limited.base_url, max_retries=0) as other:
+            for _ in range(9):
+                other.contacts.get(contact_id=1)
+        paced = Client(
+            api_key=key,
+            base_url=limited.base_url,
+            max_retries=0,
+            pacing=True,
+            http_client=httpx.Client(event_hooks={"response": [note]}),
+        )
+        paced.contacts.get(contact_id=1)
+        if remaining == ["0"]:
+            paced.contacts.get(contact_id=1)  # held until the reset, then answered (no 429)
+            assert len(remaining) == 2
+            return
+    pytest.fail(f"the window never read as spent: {remaining}")

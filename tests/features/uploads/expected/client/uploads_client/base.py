@@ -259,9 +259,11 @@ class _RequestBuilder:
     def _pace(self) -> tuple[list[float] | None, float]:
         return self._pacer.reserve() if self._pacer is not None else (None, 0.0)
 
-    def _paced(self, slot: list[float] | None) -> None:
+    def _paced(self, slot: list[float] | None, response: httpx.Response | None = None) -> None:
+        """The attempt is answered: its place in the windows is freed; an answer saying
+        `X-RateLimit-Remaining: 0` holds the next request for `X-RateLimit-Reset` seconds."""
         if slot is not None and self._pacer is not None:
-            self._pacer.done(slot)
+            self._pacer.done(slot, response.headers if response is not None else None)
 
     def _settle(
         self,
@@ -274,7 +276,7 @@ class _RequestBuilder:
     ) -> float | None:
         """After one attempt: None on success, else the delay before the next try; raises the
         typed error when there is no retry left or the outcome is not retryable."""
-        self._paced(slot)
+        self._paced(slot, response)
         if response is not None and response.status_code < 400:
             return None
         retryable = attempt < retries and (
