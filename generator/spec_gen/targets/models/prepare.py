@@ -11,6 +11,7 @@ from typing import Any
 from ...document import patterns
 from ...document.openapi import OBJECT_KEYWORDS, SCHEMA_REF
 from ...document.pointer import unescape_pointer_token
+from ...document.refs import deref
 from ...document.walk import structured_enum
 from ...ir import Api
 from ...ir.schemas import deep_refs_followed
@@ -277,13 +278,7 @@ def _hoisted(
 
 def _resolved(schema: Any, schemas: dict[str, Any]) -> Any:
     """A schema with its `$ref`s to component schemas followed (keys beside one win)."""
-    for _ in range(32):
-        ref = schema.get("$ref") if isinstance(schema, dict) else None
-        if not (isinstance(ref, str) and ref.startswith(SCHEMA_REF)):
-            return schema
-        beside = {k: v for k, v in schema.items() if k != "$ref"}
-        schema = {**(schemas.get(ref.rsplit("/", 1)[-1]) or {}), **beside}
-    return schema
+    return deref({"components": {"schemas": schemas}}, schema, siblings="merge")
 
 
 def model_ready(
