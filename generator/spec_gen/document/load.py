@@ -165,7 +165,7 @@ class _Bundler:
             if isinstance(ref, str):
                 return self.reference(node, ref, base, here, source)
             names = parent in NAME_MAPS
-            return {
+            out = {
                 k: (
                     v
                     if (not names and (str(k).startswith("x-") or k in DATA_KEYS))
@@ -174,6 +174,12 @@ class _Bundler:
                 )
                 for k, v in node.items()
             }
+            discriminator = out.get("discriminator") if not names else None
+            mapping = discriminator.get("mapping") if isinstance(discriminator, dict) else None
+            if isinstance(mapping, dict):  # after the members: their files are mounted
+                mapped = {k: self.mapped(v, base) for k, v in mapping.items()}
+                out["discriminator"] = {**out["discriminator"], "mapping": mapped}
+            return out
         if isinstance(node, list):
             return [
                 self.walk(v, base, join_pointer(here, i), join_pointer(source, i), "")
@@ -234,6 +240,18 @@ class _Bundler:
         if siblings and isinstance(inlined, dict):
             inlined.update(siblings)
         return inlined
+
+    def mapped(self, value: Any, base: Path) -> Any:
+        """A discriminator mapping's value written in another file (`models/attach.yml`, a
+        reference relative to it): the place its schema was mounted (`#/components/schemas/
+        attach`), as the members' `$ref`s read. A value naming nothing mounted (a schema name)
+        is left as written."""
+        if not isinstance(value, str):
+            return value
+        file_part, _, fragment = value.partition("#")
+        target_file = _resolved(base.parent, unquote(file_part)) if file_part else base
+        mount = self.mounts.get((target_file, unquote(fragment)))
+        return "#" + mount if mount is not None else value
 
     def local(self, pointer: str) -> bool:
         """Whether `pointer` names a schema of the root document that lives outside
