@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..core.lint_rules import Repair
+from ..core.naming import unique
 from .openapi import DATA_KEYS, NAME_MAPS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
 from .pointer import (
     escape_pointer_token,
@@ -333,12 +334,7 @@ class _Bundler:
             if token not in _STRUCTURE and (n == 0 or tokens[n - 1] != "content")  # media type
         ]
         base = SCHEMA_NAME.sub("_", _pascal(" ".join(words))).strip("_") or "Schema"
-        name, counter = base, 2
-        while name in self.taken:
-            name = f"{base}_{counter}"
-            counter += 1
-        self.taken.add(name)
-        return name
+        return unique(base, self.taken, separator="_")
 
     def name_for(self, file: Path, pointer: str) -> str:
         """A stable, unique components/schemas name for an external schema: the last token
@@ -351,16 +347,11 @@ class _Bundler:
         else:
             candidates = [_pascal(stem), _pascal(file.parent.name) + _pascal(stem)]
         candidates = [SCHEMA_NAME.sub("_", c).strip("_") or "Schema" for c in candidates]
-        name, counter = candidates[0], 2
         for candidate in candidates:
-            name = candidate
-            if name not in self.taken:
-                break
-        while name in self.taken:
-            name = f"{candidates[0]}_{counter}"
-            counter += 1
-        self.taken.add(name)
-        return name
+            if candidate not in self.taken:
+                self.taken.add(candidate)
+                return candidate
+        return unique(candidates[0], self.taken, separator="_")
 
 
 # the tokens of a pointer that say where a schema sits, not what it is called

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ...core.naming import MODULE_NAME_MAX, snake
+from ...core.naming import MODULE_NAME_MAX, snake, unique
 
 OTHER = "_other"  # the classes no operation reaches (the schemas' other components)
 
@@ -87,11 +87,7 @@ def module_names(groups: Mapping[frozenset[str], list[str]]) -> dict[frozenset[s
             names[users] = OTHER
             continue
         base = "_" + snake(classes[0]).strip("_")[:MODULE_NAME_MAX].rstrip("_")
-        name, n = base, 2
-        while name in taken:
-            name, n = f"{base}_{n}", n + 1
-        taken.add(name)
-        names[users] = name
+        names[users] = unique(base, taken, separator="_")
     return names
 
 
