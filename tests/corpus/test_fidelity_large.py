@@ -26,80 +26,8 @@ ROOTS = (
     "matrix/data/api/client-server/content-repo.yaml",
 )
 
-# examples still refused, both sides, with their reason (docs/models.md, "What remains"):
-# datamodel-code-generator's discriminated unions whose tag value the mapping does not name
-# (DigitalOcean's `type: A`, PagerDuty's `action_type: script`), members whose `type` it
-# writes as a Literal of the class's own name (DigitalOcean's droplet actions), and PagerDuty's
-# service body and answer (refused at `root`; not yet looked into)
-KNOWN = frozenset(
-    {
-        # the client only: an undeclared key equal to a declared field's snake_case attribute
-        # (Xero's examples send `name` where the schema has `Name`; the client's attribute for
-        # `Name` is `name`), so the kept extra and the field collide and the dump adds
-        # `Name: null`. To fix in the client's model base (issue 27 stays open for it).
-        ("xero_accounting.yaml", "PUT /TrackingCategories body application/json example"),
-        (
-            "xero_accounting.yaml",
-            "PUT /TrackingCategories/{TrackingCategoryID}/Options body application/json example",
-        ),
-        (
-            "xero_accounting.yaml",
-            (
-                "POST /TrackingCategories/{TrackingCategoryID}/Options/{TrackingOptionID} body "
-                "application/json example"
-            ),
-        ),
-        (
-            "digitalocean/specification/DigitalOcean-public.v2.yaml",
-            "/components/schemas/droplet_action_change_backup_policy examples/0",
-        ),
-        (
-            "digitalocean/specification/DigitalOcean-public.v2.yaml",
-            "/components/schemas/droplet_action_enable_backups examples/0",
-        ),
-        (
-            "digitalocean/specification/DigitalOcean-public.v2.yaml",
-            "POST /v2/domains/{domain_name}/records body application/json example",
-        ),
-        (
-            "digitalocean/specification/DigitalOcean-public.v2.yaml",
-            "POST /v2/volumes/actions body application/json examples/VolumeActionAttach",
-        ),
-        (
-            "digitalocean/specification/DigitalOcean-public.v2.yaml",
-            "POST /v2/volumes/actions body application/json examples/VolumeActionDetach",
-        ),
-        (
-            "digitalocean/specification/DigitalOcean-public.v2.yaml",
-            "POST /v2/volumes/{volume_id}/actions body application/json examples/VolumeActionAttach",
-        ),
-        (
-            "digitalocean/specification/DigitalOcean-public.v2.yaml",
-            "POST /v2/volumes/{volume_id}/actions body application/json examples/VolumeActionDetach",
-        ),
-        (
-            "digitalocean/specification/DigitalOcean-public.v2.yaml",
-            "POST /v2/volumes/{volume_id}/actions body application/json examples/VolumeActionResize",
-        ),
-        (
-            "pagerduty-rest-openapiv3.json",
-            "POST /automation_actions/actions body application/json examples/request",
-        ),
-        (
-            "pagerduty-rest-openapiv3.json",
-            "POST /automation_actions/runners body application/json examples/request",
-        ),
-        ("pagerduty-rest-openapiv3.json", "POST /services body application/json examples/request"),
-        (
-            "pagerduty-rest-openapiv3.json",
-            "PUT /services/{id} 200 application/json examples/response",
-        ),
-        (
-            "pagerduty-rest-openapiv3.json",
-            "PUT /services/{id} body application/json examples/request",
-        ),
-    }
-)
+# examples still refused, both sides, with their reason (docs/models.md, "What remains"): none
+KNOWN: frozenset[tuple[str, str]] = frozenset()
 
 pytestmark = pytest.mark.skipif(
     not LARGE.is_dir() and os.environ.get("CI") != "true", reason=f"no corpus at {LARGE}"

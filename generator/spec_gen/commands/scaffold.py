@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..build.formatter import format_python
 from ..core.config import Config
-from ..core.naming import snake
+from ..core.naming import snake, unique
 from ..ir import Api, Tag
 from ..targets.render import render
 from ..targets.server import used_models
@@ -68,10 +68,7 @@ def _schemes(api: Api) -> list[SchemeStub]:
     for scheme in api.schemes.values():
         function = f"verify_{snake(scheme.name) or 'scheme'}"
         function = function + "_" if keyword.iskeyword(function) else function
-        base, n = function, 2
-        while function in taken:
-            function, n = f"{base}_{n}", n + 1
-        taken.add(function)
+        function = unique(function, taken, separator="_")
         stub = SchemeStub(
             scheme.name, scheme.type, scheme.scheme, scheme.location, scheme.parameter, function
         )

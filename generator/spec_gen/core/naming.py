@@ -117,7 +117,7 @@ IMPORTED = frozenset(
         "PermissionDeniedError", "RateLimitError", "RequestEntityTooLargeError",
         "RequestValidationError", "Stream", "TYPE_CHECKING", "UnprocessableEntityError",
         "ValidationIssue", "WebhookSignatureError", "ALGORITHM", "ENCODING", "PREFIX",
-        "SIGNATURE_HEADER", "overload", "cached_property",
+        "SIGNATURE_HEADER", "overload", "cached_property", "AliasedModel",
         # the string formats' types the models import (targets/models/kept.py, formats.py)
         "Base64Text", "DateText", "DateTimeText", "DecimalText", "DurationText", "EmailText",
         "IPv4Text", "IPv6Text", "SecretText", "TimeText", "UriText", "UuidText",

@@ -6,10 +6,10 @@ import datetime
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
-from ..document.load import resolve_pointer
 from ..document.openapi import METHODS as HTTP_METHODS
+from ..document.refs import follow
 
 MAX_DEPTH = 64  # schema nesting followed before giving up (recursion is also cut by $ref)
 
@@ -50,27 +50,11 @@ class Doc:
 
     def deref(self, node: Any) -> tuple[Any, str | None]:
         """The node a (chain of) `$ref` points at, with sibling keywords applied, and the last ref."""
-        ref = None
-        for _ in range(MAX_DEPTH):
-            if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
-                break
-            ref = node["$ref"]
-            target = self._target(ref)
-            siblings = {k: v for k, v in node.items() if k != "$ref"}
-            node = {**target, **siblings} if siblings and isinstance(target, dict) else target
-        return node, ref
+        return follow(self.raw, node, siblings="merge")
 
     def node(self, value: Any) -> dict[str, Any]:
         resolved, _ = self.deref(value)
         return resolved if isinstance(resolved, dict) else {}
-
-    def _target(self, ref: str) -> Any:
-        if not ref.startswith("#"):
-            return {}  # a bundled document has only local references
-        try:
-            return resolve_pointer(self.raw, unquote(ref[1:]))
-        except (KeyError, IndexError, ValueError, TypeError):
-            return {}
 
     def operations(self) -> dict[tuple[str, str], Operation]:
         root_prefix = server_prefix(self.raw.get("servers"))

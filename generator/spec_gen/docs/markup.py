@@ -19,6 +19,7 @@ from urllib.parse import quote, unquote
 
 from markupsafe import Markup
 
+from ..core.naming import unique
 from ..ir import Api
 
 _CODE = re.compile(r"(`+)(.+?)\1", re.DOTALL)
@@ -56,12 +57,7 @@ def op_anchors(api: Api) -> dict[str, str]:
         base = "-".join(re.findall(r"[A-Za-z0-9_]+", operation_id)) or "operation"
         if not _keeps_its_id(base):
             base = "op-" + base
-        anchor, n = base, 1
-        while anchor in taken:
-            n += 1
-            anchor = f"{base}-{n}"
-        taken.add(anchor)
-        out[operation_id] = anchor
+        out[operation_id] = unique(base, taken, separator="-")
     return out
 
 

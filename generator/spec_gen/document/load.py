@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..core.lint_rules import Repair
+from ..core.naming import unique
 from .openapi import DATA_KEYS, NAME_MAPS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_ONE
 from .pointer import (
     escape_pointer_token,
@@ -165,7 +166,7 @@ class _Bundler:
             if isinstance(ref, str):
                 return self.reference(node, ref, base, here, source)
             names = parent in NAME_MAPS
-            return {
+            out = {
                 k: (
                     v
                     if (not names and (str(k).startswith("x-") or k in DATA_KEYS))
@@ -174,6 +175,12 @@ class _Bundler:
                 )
                 for k, v in node.items()
             }
+            discriminator = out.get("discriminator") if not names else None
+            mapping = discriminator.get("mapping") if isinstance(discriminator, dict) else None
+            if isinstance(mapping, dict):  # after the members: their files are mounted
+                mapped = {k: self.mapped(v, base) for k, v in mapping.items()}
+                out["discriminator"] = {**out["discriminator"], "mapping": mapped}
+            return out
         if isinstance(node, list):
             return [
                 self.walk(v, base, join_pointer(here, i), join_pointer(source, i), "")
@@ -234,6 +241,18 @@ class _Bundler:
         if siblings and isinstance(inlined, dict):
             inlined.update(siblings)
         return inlined
+
+    def mapped(self, value: Any, base: Path) -> Any:
+        """A discriminator mapping's value written in another file (`models/attach.yml`, a
+        reference relative to it): the place its schema was mounted (`#/components/schemas/
+        attach`), as the members' `$ref`s read. A value naming nothing mounted (a schema name)
+        is left as written."""
+        if not isinstance(value, str):
+            return value
+        file_part, _, fragment = value.partition("#")
+        target_file = _resolved(base.parent, unquote(file_part)) if file_part else base
+        mount = self.mounts.get((target_file, unquote(fragment)))
+        return "#" + mount if mount is not None else value
 
     def local(self, pointer: str) -> bool:
         """Whether `pointer` names a schema of the root document that lives outside
@@ -315,12 +334,7 @@ class _Bundler:
             if token not in _STRUCTURE and (n == 0 or tokens[n - 1] != "content")  # media type
         ]
         base = SCHEMA_NAME.sub("_", _pascal(" ".join(words))).strip("_") or "Schema"
-        name, counter = base, 2
-        while name in self.taken:
-            name = f"{base}_{counter}"
-            counter += 1
-        self.taken.add(name)
-        return name
+        return unique(base, self.taken, separator="_")
 
     def name_for(self, file: Path, pointer: str) -> str:
         """A stable, unique components/schemas name for an external schema: the last token
@@ -333,16 +347,11 @@ class _Bundler:
         else:
             candidates = [_pascal(stem), _pascal(file.parent.name) + _pascal(stem)]
         candidates = [SCHEMA_NAME.sub("_", c).strip("_") or "Schema" for c in candidates]
-        name, counter = candidates[0], 2
         for candidate in candidates:
-            name = candidate
-            if name not in self.taken:
-                break
-        while name in self.taken:
-            name = f"{candidates[0]}_{counter}"
-            counter += 1
-        self.taken.add(name)
-        return name
+            if candidate not in self.taken:
+                self.taken.add(candidate)
+                return candidate
+        return unique(candidates[0], self.taken, separator="_")
 
 
 # the tokens of a pointer that say where a schema sits, not what it is called

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..document.openapi import SCHEMA_REF
+from ..document.refs import deref
 from .builder import HTTP_METHODS, Builder
 from .model import (
     MISSING,
@@ -50,12 +51,8 @@ def schema_ref_name(node: Any) -> str | None:
 
 def resolve_schema(api: Api, node: Any) -> dict[str, Any]:
     """A schema with its `$ref`s to component schemas followed; keys beside a `$ref` win."""
-    seen = 0
-    while isinstance(node, dict) and schema_ref_name(node) and seen < 32:
-        beside = {k: v for k, v in node.items() if k != "$ref"}
-        node = {**api.schemas.get(schema_ref_name(node) or "", {}), **beside}
-        seen += 1
-    return node if isinstance(node, dict) else {}
+    found = deref({"components": {"schemas": api.schemas}}, node, siblings="merge")
+    return found if isinstance(found, dict) else {}
 
 
 def build_ir(document: dict[str, Any]) -> Api:

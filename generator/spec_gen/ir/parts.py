@@ -9,9 +9,9 @@ import re
 from typing import Any
 
 from ..core.naming import identifier, pascal, unique
-from ..document.load import resolve_pointer
 from ..document.openapi import SCHEMA_REF
 from ..document.pointer import escape_pointer_token as escape
+from ..document.refs import deref
 from . import media as media_mod
 from . import params as params_mod
 from .model import MISSING, Body, Header, Media, Param, Response
@@ -48,16 +48,13 @@ class Parts:
         self.hoisted: dict[str, str] = {}
 
     def deref(self, node: Any) -> Any:
-        seen = 0
-        while isinstance(node, dict) and isinstance(node.get("$ref"), str) and seen < 32:
-            ref = node["$ref"]
-            if not ref.startswith("#"):
-                return {}
-            node = resolve_pointer(self.doc, ref[1:])
-            seen += 1
-            if isinstance(node, bool):  # a `$ref` to a boolean schema: no keywords to read
-                return {}
-        return node if node is not None else {}
+        """The node `node`'s `$ref`s lead to (keys beside a ref ignored); `{}` for nothing or
+        a `$ref` to a boolean schema (no keywords to read). A dangling ref raises: the IR is
+        built only from documents the `ref` rule passed."""
+        found = deref(self.doc, node, missing="raise")
+        if found is None or (isinstance(found, bool) and found is not node):
+            return {}
+        return found
 
     # -- types -----------------------------------------------------------------
 

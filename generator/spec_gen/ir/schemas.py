@@ -273,6 +273,11 @@ def _drop(node: Any, flag: str, rename: dict[str, str]) -> Any:
                 out[key] = SCHEMA_REF + escape(rename.get(name, name)) + sep + rest
             elif isinstance(key, str) and key.startswith("x-"):
                 out[key] = value
+            elif key == "discriminator" and isinstance(value, dict):
+                # its mapping names the members' classes: their variants, as the members'
+                # refs (datamodel-code-generator matched no member and tagged each with its
+                # class name, refusing every tag the document sends)
+                out[key] = rewrite_refs({key: value}, rename)[key]
             else:
                 out[key] = _drop(value, flag, rename)
         if dropped and isinstance(out.get("required"), list):

@@ -9,12 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import unquote
 
 from ..core.lint_rules import Rule
 from ..document.openapi import METHODS, NAME_MAPS, STREAMED_MEDIA
 from ..document.pointer import join_pointer, resolve_pointer, split_pointer
-from ..document.refs import deref, ref_loops
+from ..document.refs import deref, ref_loops, ref_pointer
 from ..document.walk import (
     IGNORED_HEADERS,
     ignored_header,
@@ -55,14 +54,15 @@ def dangling_refs(document: dict[str, Any]) -> list[RawFinding]:
     out = []
     resolves: dict[str, bool] = {}
     for pointer, ref in _walk_refs(document, ""):
-        if not ref.startswith("#"):
+        target = ref_pointer(ref)
+        if target is None:
             out.append(
                 RawFinding(pointer, Rule.REF, f"$ref {ref!r} was not bundled (not a local file?)")
             )
             continue
         if ref not in resolves:
             try:
-                resolve_pointer(document, unquote(ref[1:]))
+                resolve_pointer(document, target)
                 resolves[ref] = True
             except (KeyError, IndexError, ValueError, TypeError):
                 resolves[ref] = False
@@ -88,9 +88,10 @@ def ref_kinds(document: dict[str, Any]) -> list[RawFinding]:
     kinds, refs = typed_nodes(document)
     out = []
     for here, expected, ref in refs:
-        if not ref.startswith("#"):
+        pointer = ref_pointer(ref)
+        if pointer is None:
             continue
-        found = kinds.get(unquote(ref[1:]))
+        found = kinds.get(pointer)
         if found is None or found == expected:
             continue
         out.append(

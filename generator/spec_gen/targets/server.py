@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.naming import constant_name, is_snake_identifier
+from ..core.naming import constant_name, is_snake_identifier, unique
 from ..ir import Api, Operation
 from . import Target
 from .render import names_in
@@ -46,10 +46,7 @@ def constants(api: Api) -> list[Constant]:
             return
         name = constant_name(*prefix) or "EXTENSION"
         name = "_" + name if name[0].isdigit() else name
-        base, n = name, 2
-        while name in taken:
-            name, n = f"{base}_{n}", n + 1
-        taken.add(name)
+        name = unique(name, taken, separator="_")
         if isinstance(value, list):
             value = tuple(value)
             kinds = {_TYPE_NAMES.get(type(v).__name__, "Any") for v in value}

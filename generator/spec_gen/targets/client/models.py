@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ...core.naming import MODULE_NAME_MAX, snake
+from ...core.naming import MODULE_NAME_MAX, snake, unique
 
 OTHER = "_other"  # the classes no operation reaches (the schemas' other components)
 
@@ -87,11 +87,7 @@ def module_names(groups: Mapping[frozenset[str], list[str]]) -> dict[frozenset[s
             names[users] = OTHER
             continue
         base = "_" + snake(classes[0]).strip("_")[:MODULE_NAME_MAX].rstrip("_")
-        name, n = base, 2
-        while name in taken:
-            name, n = f"{base}_{n}", n + 1
-        taken.add(name)
-        names[users] = name
+        names[users] = unique(base, taken, separator="_")
     return names
 
 
@@ -135,11 +131,49 @@ def _client_imports(stmt: ast.Import | ast.ImportFrom, text: str) -> list[str]:
     ):
         return [text]
     rest = [a for a in stmt.names if not (a.name == "BaseModel" and a.asname is None)]
-    out = ["from .._model import BaseModel"]
+    out = ["from .._model import AliasedModel, BaseModel"]
     if rest:
         names = ", ".join(a.name if a.asname is None else f"{a.name} as {a.asname}" for a in rest)
         out.append(f"from pydantic import {names}")
     return out
+
+
+def _aliased_base(stmt: ast.ClassDef, aliased: set[str]) -> bool:
+    """Whether a class needs `_model.AliasedModel` as a base of its own (noted in `aliased`):
+    a field of its own read under another name than its attribute's (`Field(alias="Name")`
+    on `name`), and no base of the module that has it already."""
+    bases = {b.id for b in stmt.bases if isinstance(b, ast.Name)}
+    if bases & aliased:
+        aliased.add(stmt.name)
+        return False
+    for item in stmt.body:
+        if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
+            continue
+        for call in ast.walk(item.annotation):
+            if isinstance(call, ast.Call) and any(
+                k.arg == "alias"
+                and isinstance(k.value, ast.Constant)
+                and k.value.value != item.target.id
+                for k in call.keywords
+            ):
+                aliased.add(stmt.name)
+                return True
+    return False
+
+
+def _with_aliased_base(text: str, stmt: ast.ClassDef, lines: list[str], start: int) -> str:
+    """A class statement's text (from line `start`) with `AliasedModel` for its `BaseModel`
+    base, or beside its other bases."""
+    model = next((b for b in stmt.bases if isinstance(b, ast.Name) and b.id == "BaseModel"), None)
+    anchor = model or stmt.bases[-1]
+    head = "".join(lines[start : anchor.lineno - 1])
+    line = lines[anchor.lineno - 1].encode()
+    end = anchor.end_col_offset or 0
+    if model is not None:
+        edited = line[: anchor.col_offset] + b"AliasedModel" + line[end:]
+    else:
+        edited = line[:end] + b", AliasedModel" + line[end:]
+    return head + edited.decode() + text[len(head) + len(lines[anchor.lineno - 1]) :]
 
 
 def split_models(
@@ -158,10 +192,11 @@ def split_models(
     imports: list[str] = []
     statements: list[tuple[str, ast.stmt]] = []
     previous_end = 0
+    aliased: set[str] = set()  # the classes `_model.AliasedModel` is a base of
     for stmt in tree.body:
         end = stmt.end_lineno or stmt.lineno
         text = "".join(lines[previous_end:end])  # comments and decorators included
-        previous_end = end
+        previous_start, previous_end = previous_end, end
         if isinstance(stmt, ast.Import | ast.ImportFrom):
             # a relative import (`from ._formats import ...`) reaches one package further up
             # from the models package
@@ -171,6 +206,8 @@ def split_models(
             continue  # a module docstring
         if _is_enum(stmt):
             text += OPEN_ENUM
+        elif isinstance(stmt, ast.ClassDef) and stmt.bases and _aliased_base(stmt, aliased):
+            text = _with_aliased_base(text, stmt, lines, previous_start)
         statements.append((text, stmt))
     wanted = frozenset(name for _, stmt in statements for name in _defined(stmt))
     chunks = [_Chunk(text, _defined(stmt), _names(stmt, wanted)) for text, stmt in statements]

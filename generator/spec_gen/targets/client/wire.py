@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.naming import unique
 from ...ir import Operation, Param
 from ...ir.media import stream_kind
 from ...ir.model import Body, Media, Response
@@ -201,10 +202,7 @@ def content_type_argument(op: Operation) -> str | None:
     if len(body_media(op.body)) < 2:
         return None
     taken = {p.py_name for p in op.params}
-    name = "content_type"
-    while name in taken:
-        name = "body_" + name
-    return name
+    return unique("content_type", taken, prefix="body_")
 
 
 def describe(body: Body | None) -> dict[str, Any]:

@@ -33,10 +33,49 @@ def post_processed(source: str) -> tuple[str, int]:
         return source, 0
     typed = _typed_default_edits(tree)
     kept, _ = kept_edits(tree)
-    edits = typed + kept
+    edits = typed + kept + _deprecated_root_edits(tree)
     edits += _base_conflict_edits(source, tree) if _MANY_BASES.search(source) else []
     needed = bool(typed) or (_FIELD_ALIASED in source and _calls_field(tree))
     return _with_field_import(_edited(source, edits), tree, needed), build_depth_of(tree)
+
+
+def _deprecated_root_edits(tree: ast.Module) -> list[_Edit]:
+    """`Field(deprecated=True)` on a `RootModel`'s `root` (a deprecated property hoisted into
+    a class of its own) without `deprecated`: pydantic makes a deprecated field a read-only
+    descriptor, so validation could not set `root` and every value was refused
+    (`AttributeError: root`). The property that uses the class says it is deprecated."""
+    edits: list[_Edit] = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef) or not any(
+            isinstance(b, ast.Subscript) and getattr(b.value, "id", None) == "RootModel"
+            for b in node.bases
+        ):
+            continue
+        for field in node.body:
+            if not (
+                isinstance(field, ast.AnnAssign) and getattr(field.target, "id", None) == "root"
+            ):
+                continue
+            for call in ast.walk(field.annotation):
+                if not (
+                    isinstance(call, ast.Call)
+                    and getattr(call.func, "id", None) == "Field"
+                    and any(k.arg == "deprecated" for k in call.keywords)
+                ):
+                    continue
+                kept = ast.Call(
+                    call.func, call.args, [k for k in call.keywords if k.arg != "deprecated"]
+                )
+                edits.append(
+                    (
+                        call.lineno,
+                        call.col_offset,
+                        call.end_lineno or call.lineno,
+                        call.end_col_offset or 0,
+                        ast.unparse(kept),
+                    )
+                )
+    return edits
 
 
 # datamodel-code-generator imports pydantic's Field under another name when a property is

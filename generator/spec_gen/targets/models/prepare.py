@@ -11,6 +11,7 @@ from typing import Any
 from ...document import patterns
 from ...document.openapi import OBJECT_KEYWORDS, SCHEMA_REF
 from ...document.pointer import unescape_pointer_token
+from ...document.refs import deref
 from ...document.walk import structured_enum
 from ...ir import Api
 from ...ir.schemas import deep_refs_followed
@@ -68,7 +69,7 @@ def models_document(api: Api) -> dict[str, Any]:
     types = {name: _resolved(schema, api.schemas) for name, schema in api.schemas.items()}
     types = {name: t.get("type") for name, t in types.items() if isinstance(t, dict)}
     schemas = narrowed_in_members(
-        inline_primitive_refs(deep_refs_followed(api.schemas), api.schemas),
+        inline_primitive_refs(deep_refs_followed(hints_apart(api.schemas)), api.schemas),
         api.schemas,
         _hoisted_names(api),
     )
@@ -277,13 +278,76 @@ def _hoisted(
 
 def _resolved(schema: Any, schemas: dict[str, Any]) -> Any:
     """A schema with its `$ref`s to component schemas followed (keys beside one win)."""
-    for _ in range(32):
-        ref = schema.get("$ref") if isinstance(schema, dict) else None
-        if not (isinstance(ref, str) and ref.startswith(SCHEMA_REF)):
-            return schema
-        beside = {k: v for k, v in schema.items() if k != "$ref"}
-        schema = {**(schemas.get(ref.rsplit("/", 1)[-1]) or {}), **beside}
-    return schema
+    return deref({"components": {"schemas": schemas}}, schema, siblings="merge")
+
+
+def hints_apart(schemas: dict[str, Any]) -> dict[str, Any]:
+    """The schemas with each oneOf/anyOf `discriminator` pydantic cannot hold to dropped: the
+    union is then a plain one (pydantic picks the member that fits), as JSON Schema reads it
+    (the discriminator is a hint). datamodel-code-generator narrows each member's tag
+    property to a `Literal` of the tags that name it (its class name when the mapping names
+    none), so a member whose own schema allows other values (a shared `enum` of every tag,
+    a plain string) refused values its schema accepts, and a tag two members allow stopped
+    the module from importing. Kept when every member is a `$ref` whose tag property is a
+    `const` or `enum` equal to the tags naming it (or, named by none, its own values), and no
+    two members share a value."""
+
+    def drop(node: Any) -> Any:
+        if isinstance(node, list):
+            return [drop(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        out = {
+            k: v if str(k).startswith("x-") or k in DATA_KEYWORDS else drop(v)
+            for k, v in node.items()
+        }
+        hint = out.get("discriminator")
+        if isinstance(hint, dict) and not _discriminates(out, hint, schemas):
+            del out["discriminator"]
+        return out
+
+    return {name: drop(schema) for name, schema in schemas.items()}
+
+
+def _discriminates(node: dict[str, Any], hint: dict[str, Any], schemas: dict[str, Any]) -> bool:
+    members = node.get("oneOf", node.get("anyOf"))
+    tag = hint.get("propertyName")
+    if not isinstance(members, list) or not isinstance(tag, str):
+        return True  # not a union: model_ready drops it
+    mapping = hint.get("mapping")
+    named: dict[str, set[Any]] = {}
+    for key, value in mapping.items() if isinstance(mapping, dict) else ():
+        target = value if str(value).startswith("#") else SCHEMA_REF + str(value)
+        named.setdefault(target, set()).add(key)
+    seen: set[Any] = set()
+    for member in members:
+        ref = member.get("$ref") if isinstance(member, dict) else None
+        if not isinstance(ref, str) or not ref.startswith(SCHEMA_REF):
+            return False
+        allowed = _tag_values(_resolved(member, schemas), tag, schemas, 0)
+        tags = named.get(ref) or allowed
+        if allowed is None or tags != allowed or tags & seen:
+            return False
+        seen |= tags
+    return True
+
+
+def _tag_values(schema: Any, tag: str, schemas: dict[str, Any], depth: int) -> set[Any] | None:
+    """The values a schema's (allOf's) `tag` property may take by its `const` / `enum`s (their
+    intersection), None when nothing limits them."""
+    if not isinstance(schema, dict) or depth > 16:
+        return None
+    found: set[Any] | None = None
+    prop = _resolved((schema.get("properties") or {}).get(tag), schemas)
+    if isinstance(prop, dict) and isinstance(prop.get("const"), str):
+        found = {prop["const"]}
+    elif isinstance(prop, dict) and isinstance(prop.get("enum"), list):
+        found = set(prop["enum"]) if all(isinstance(v, str) for v in prop["enum"]) else None
+    for member in schema.get("allOf") or []:
+        values = _tag_values(_resolved(member, schemas), tag, schemas, depth + 1)
+        if values is not None:
+            found = values if found is None else found & values
+    return found
 
 
 def model_ready(

@@ -5,10 +5,10 @@ from typing import Annotated
 
 from pydantic import Field
 
-from .._model import BaseModel
+from .._model import AliasedModel
 
 
-class Pet(BaseModel):
+class Pet(AliasedModel):
     id: int
     pet_name: Annotated[str, Field(alias="petName")]
     created_at: Annotated[str | None, Field(alias="createdAt")] = None

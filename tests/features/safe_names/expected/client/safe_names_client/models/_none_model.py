@@ -5,13 +5,13 @@ from typing import Annotated
 
 from pydantic import Field
 
-from .._model import BaseModel
+from .._model import AliasedModel, BaseModel
 
 
 class NoneModel(BaseModel):
     value: str | None = None
 
 
-class ComExampleThing(BaseModel):
+class ComExampleThing(AliasedModel):
     base_model: Annotated[str | None, Field(alias="BaseModel")] = None
     path: Annotated[str | None, Field(alias="Path")] = None

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from .._enums import open_member
-from .._model import BaseModel
+from .._model import AliasedModel
 
 
 class ResponseModelRole(StrEnum):
@@ -19,7 +19,7 @@ class ResponseModelRole(StrEnum):
         return open_member(cls, value)
 
 
-class ResponseModel(BaseModel):
+class ResponseModel(AliasedModel):
     role: ResponseModelRole
     field: Annotated[str | None, Field(alias="Field")] = None
     import_: Annotated[int | None, Field(alias="import")] = None

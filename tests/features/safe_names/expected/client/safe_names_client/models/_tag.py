@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from .._enums import open_member
-from .._model import BaseModel
+from .._model import AliasedModel
 
 
 class Tag(StrEnum):
@@ -19,7 +19,7 @@ class Tag(StrEnum):
         return open_member(cls, value)
 
 
-class Profile(BaseModel):
+class Profile(AliasedModel):
     id: int
     body: str | None = None
     class_: Annotated[str | None, Field(alias="class")] = None
