@@ -5,9 +5,30 @@ them; a schema with `additionalProperties: false` says `extra="forbid"` on its o
 
 from __future__ import annotations
 
+from typing import Any, Self
+
 from pydantic import BaseModel as PydanticBaseModel
-from pydantic import ConfigDict
+from pydantic import ConfigDict, ModelWrapValidatorHandler, model_validator
 
 
 class BaseModel(PydanticBaseModel):
     model_config = ConfigDict(extra="allow")
+
+
+class AliasedModel(BaseModel):
+    """The base of a class with a field read under another name than its attribute's
+    (`Name` into `name`): an undeclared key spelled as that attribute (`name`) is kept as an
+    extra under its name and leaves the field unset (pydantic counts every extra key as a set
+    field, so the field would dump as `Name: null`)."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _extras_apart(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        model = handler(data)
+        extra = model.__pydantic_extra__
+        if extra and isinstance(data, dict):
+            fields = type(model).__pydantic_fields__
+            for key in extra.keys() & fields.keys():
+                if fields[key].alias not in data:
+                    model.__pydantic_fields_set__.discard(key)
+        return model

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from .._enums import open_member
-from .._model import BaseModel
+from .._model import AliasedModel
 
 
 class FinishReason(StrEnum):
@@ -19,6 +19,6 @@ class FinishReason(StrEnum):
         return open_member(cls, value)
 
 
-class Delta(BaseModel):
+class Delta(AliasedModel):
     text: str
     finish_reason: Annotated[FinishReason | None, Field(alias="finishReason")] = None
