@@ -283,6 +283,7 @@ def build(
     cache_dir = None if check or no_cache else config.root / CACHE_DIR
     with ForkedWorker(_warm_up_models if models_warm_up_wanted(cache_dir) else None) as worker:
         from .build import pipeline as builder
+        from .build.verify import TypeCheckFailed
 
         if check:
             passed = builder.check(config, echo=click.echo, strict=strict, models_worker=worker)
@@ -296,7 +297,7 @@ def build(
                 echo=click.echo,
                 models_worker=worker,
             )
-        except builder.TypeCheckFailed as failed:
+        except TypeCheckFailed as failed:
             click.echo(f"spec-gen: the generated code fails mypy --strict: {failed}", err=True)
             sys.exit(1)
 

@@ -48,7 +48,7 @@ def validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> list
     with stage("validate (openapi-spec-validator)"):
         findings = openapi_findings(document)
     if stamp is not None and not findings:
-        _keep_only(stamp.parent, "valid-*")
+        keep_only(stamp.parent, "valid-*")
         stamp.touch()
     return findings
 
@@ -69,14 +69,14 @@ def generated_models(
         return kept["source"], kept["notes"], kept["depth"]
     source, notes, depth = run_datamodel_codegen(document, header)
     if cached is not None:
-        _keep_only(cached.parent, "models-*")
+        keep_only(cached.parent, "models-*")
         cached.write_text(
             json.dumps({"source": source, "notes": notes, "depth": depth}), encoding="utf-8"
         )
     return source, notes, depth
 
 
-def _keep_only(directory: Path, pattern: str) -> None:
+def keep_only(directory: Path, pattern: str) -> None:
     """Make room for a new entry of one kind: the folder made, its older entries removed."""
     directory.mkdir(parents=True, exist_ok=True)
     for old in directory.glob(pattern):
@@ -128,6 +128,15 @@ def _metadata_version(dist: str) -> str:
 
 def _generator_sources() -> list[Path]:
     return sorted(Path(__file__).parent.parent.rglob("*.py"))
+
+
+def generator_hash() -> str:
+    """The hash of the generator's own sources (a cache entry made by other code is stale)."""
+    digest = hashlib.sha256()
+    for path in _generator_sources():
+        digest.update(str(path.relative_to(Path(__file__).parent.parent)).encode())
+        digest.update(sha(path.read_bytes()).encode())
+    return digest.hexdigest()
 
 
 def inputs_key(config: Config, spec_files: list[Path]) -> str:

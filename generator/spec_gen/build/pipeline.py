@@ -40,6 +40,7 @@ from .cache import (
 )
 from .formatter import format_python
 from .result import BuildResult
+from .reuse import Reuse
 from .target_settings import (
     client_env_prefix,
     client_testing_context,
@@ -48,7 +49,7 @@ from .target_settings import (
     render_typescript_client,
 )
 from .tree import Change, Staging, changes, existing_files, short_diff
-from .verify import Verifier
+from .verify import Verifier, typecheck_project
 from .worker import ForkedWorker
 
 DOCS_PAGE = "docs.html"  # the reference page inside the server package
@@ -132,8 +133,9 @@ def render_tree(
     fork = get_context("fork")
     with collector_paused(), ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool:
         try:
+            reuse = Reuse(cache_dir, config.output, format_python)
             files, spec_bundle, raw = _checked_render(
-                config, cache_dir, pool, models_worker, verifier, strict
+                config, cache_dir, pool, models_worker, verifier, strict, reuse
             )
         finally:
             if owned:
@@ -141,7 +143,7 @@ def render_tree(
     findings = _settle(config, spec_bundle, raw, strict, echo)
     if files is None:  # _settle raises first; kept for the type checker
         raise SpecInvalid([])
-    return BuildResult(files, spec_bundle.files, [str(f) for f in findings])
+    return BuildResult(files, spec_bundle.files, [str(f) for f in findings], reuse)
 
 
 def _checked_render(
@@ -151,6 +153,7 @@ def _checked_render(
     models_worker: ForkedWorker,
     verifier: Verifier | None,
     strict: bool,
+    reuse: Reuse,
 ) -> tuple[dict[str, str] | None, Any, list[RawFinding]]:
     """The rendered files (None when the findings stop the build), the bundle, the findings."""
     with stage("bundle"):
@@ -169,7 +172,7 @@ def _checked_render(
     render_error: Exception | None = None
     if not spec_bundle.problems:
         try:
-            files, notes = _render(config, spec_bundle, cache_dir, models_worker, verifier)
+            files, notes = _render(config, spec_bundle, cache_dir, models_worker, verifier, reuse)
         except Exception as exc:  # noqa: BLE001  (raised below unless the spec is refused)
             render_error = exc
     with stage("wait for the rules"):
@@ -229,6 +232,7 @@ def _render(
     cache_dir: Path | None,
     models_worker: ForkedWorker,
     verifier: Verifier | None,
+    reuse: Reuse,
 ) -> tuple[dict[str, str], list[tuple[str, str]]]:
     """The rendered files, and what datamodel-code-generator warned about: (pointer of the
     first class the warning names, else of the schemas; its text)."""
@@ -300,7 +304,7 @@ def _render(
     if verifier is not None:  # a small tree is checked in one interpreter, server then client
         verifier.start(together=len(api.operations) + len(api.schemas) < SMALL_TREE)
     with stage("ruff (all but the models)"):  # while the models are being generated
-        files = format_python(files)
+        files = reuse.format(files)
     with at("/components/schemas"):  # an error of the models step names the schemas
         with stage("wait for the models"):
             try:
@@ -326,7 +330,7 @@ def _render(
         # reads its values (`model_validate_json` or the enum's call) follows the models
         api.enum_classes = frozenset(written_enums)
         with stage("ruff (the server and client again: enum classes)"):
-            files.update(format_python(render_code()))
+            files.update(reuse.format(render_code()))
     if ("EmailStr" in models_source) != uses_email:
         # the guess above reads the schemas' text: a `format: email` datamodel-code-generator
         # does not type as EmailStr (no `type: string`, an example's data) is no email field;
@@ -344,10 +348,10 @@ def _render(
     with ThreadPoolExecutor(max_workers=1) as ruff_thread:
         # ruff formats the server's models (one large file: one of its threads) in its own
         # process while this one splits them for the client
-        formatted = ruff_thread.submit(format_python, {server_models: server_models_source})
+        formatted = ruff_thread.submit(reuse.format, {server_models: server_models_source})
         with stage("client models (while ruff formats the server's)"):
             model_files: dict[str, str] = {}
-            modules, homes = split_models(models_source, model_uses)
+            modules, homes = reuse.split(split_models, models_source, model_uses)
             for module, content in modules.items():
                 model_files[f"client/{config.client_package}/models/{module}.py"] = (
                     recursion_headroom(content) if needs_headroom(depth) else content
@@ -358,7 +362,7 @@ def _render(
         if verifier is not None:
             verifier.feed("client", {**files, **model_files})
         with stage("ruff (the client's models)"):
-            client_models = format_python(model_files)
+            client_models = reuse.format(model_files)
         with stage("ruff (the server's models)"):
             files.update(formatted.result())
     files.update(client_models)
@@ -402,12 +406,12 @@ def build(
     """Render, verify (imports and mounts), write; `typecheck`: then mypy --strict the output.
 
     `models_worker`: one already started (see `render_tree`); the caller closes it.
-    Raises TypeCheckFailed when mypy finds errors in the written output.
+    Raises verify.TypeCheckFailed when mypy finds errors in the written output.
     """
     if use_cache and unchanged_since_last_build(config, strict=strict):
         echo("nothing changed")
         if typecheck:
-            _typecheck(config, echo)
+            typecheck_project(config, echo)
         return []
     cache_dir = config.root / CACHE_DIR if use_cache else None
     verifier = Verifier(config.server_package, config.client_package)
@@ -437,6 +441,7 @@ def build(
             staged.discard()
     if use_cache:
         remember_build(config, result)
+        result.reuse.save(result.files)
     for change in found:
         echo(str(change))
     added = sum(c.kind == "added" for c in found)
@@ -444,28 +449,8 @@ def build(
     removed = sum(c.kind == "removed" for c in found)
     echo(f"{len(result.files)} files: {added} added, {changed} changed, {removed} removed")
     if typecheck:
-        _typecheck(config, echo)
+        typecheck_project(config, echo)
     return found
-
-
-class TypeCheckFailed(Exception):
-    """mypy --strict found errors in the generated output."""
-
-
-def _typecheck(config: Config, echo: Callable[[str], None]) -> None:
-    from .verify import typecheck
-
-    ok, report = typecheck(config.output, config.server_package, config.client_package)
-    echo(report)
-    if not ok:
-        raise TypeCheckFailed(report.splitlines()[-1] if report else "mypy failed")
-    if "typescript" in config.targets:
-        from ..targets.typescript_check import typecheck_written
-
-        ok, report = typecheck_written(config.output)
-        echo(report)
-        if not ok:
-            raise TypeCheckFailed(report.splitlines()[0])
 
 
 def check(

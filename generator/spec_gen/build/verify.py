@@ -31,8 +31,10 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+
+from ..core.config import Config
 
 ROLES = ("server", "client")
 
@@ -313,3 +315,23 @@ def typecheck(output: Path, server_package: str, client_package: str) -> tuple[b
         f"{os.devnull}: No [mypy] section in config file", ""
     )
     return done.returncode == 0, report.strip()
+
+
+class TypeCheckFailed(Exception):
+    """mypy --strict found errors in the generated output."""
+
+
+def typecheck_project(config: Config, echo: Callable[[str], None]) -> None:
+    """`typecheck` on the project's output, then tsc on its TypeScript client if it has one;
+    raises TypeCheckFailed."""
+    ok, report = typecheck(config.output, config.server_package, config.client_package)
+    echo(report)
+    if not ok:
+        raise TypeCheckFailed(report.splitlines()[-1] if report else "mypy failed")
+    if "typescript" in config.targets:
+        from ..targets.typescript_check import typecheck_written
+
+        ok, report = typecheck_written(config.output)
+        echo(report)
+        if not ok:
+            raise TypeCheckFailed(report.splitlines()[0])
