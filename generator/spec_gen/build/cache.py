@@ -97,8 +97,13 @@ def tool_versions() -> str:
     importlib.metadata costs more than a whole no-op rebuild should); the metadata API
     answers when that folder is not found.
     """
+    return versions(TOOLS)
+
+
+def versions(dists: dict[str, str]) -> str:
+    """`dist==version;...` of the installed distributions (name -> the package it installs)."""
     parts = []
-    for dist, package in TOOLS.items():
+    for dist, package in dists.items():
         parts.append(f"{dist}=={_dist_info_version(dist, package) or _metadata_version(dist)}")
     return ";".join(parts)
 

@@ -414,7 +414,7 @@ def build(
             typecheck_project(config, echo)
         return []
     cache_dir = config.root / CACHE_DIR if use_cache else None
-    verifier = Verifier(config.server_package, config.client_package)
+    verifier = Verifier(config.server_package, config.client_package, cache_dir)
     staged: Staging | None = None
     try:
         result = render_tree(
@@ -433,6 +433,7 @@ def build(
             staged = Staging(config.output, result.files, found)
         with stage("verify"):
             echo(verifier.check(result.files))
+        verifier.remember()
         with stage("write"):
             staged.commit()
     finally:
