@@ -44,8 +44,12 @@ def module_name(path: str) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imported(path: str, source: str) -> set[str]:
-    """The dotted names a module's import statements name (modules, or names in them)."""
+def imported(path: str, source: str, modules: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """The dotted names a module's import statements name (modules, or names in them).
+
+    `from X import a`: `X.a` when that is one of `modules` (a submodule: X's `__init__` runs,
+    as for any import of a submodule, but what it imports is not this module's concern),
+    else `X` and `X.a`."""
     name = module_name(path)
     package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
     out = {m.group(1) for m in _IMPORT.finditer(source)}
@@ -56,11 +60,11 @@ def imported(path: str, source: str) -> set[str]:
             target = ".".join([*base, module] if module else base)
         else:
             target = module
-        out.add(target)
-        for item in names.strip("()").replace("\n", " ").split(","):
-            word = item.split(" as ")[0].strip()
-            if word.isidentifier():
-                out.add(f"{target}.{word}")
+        words = [item.split(" as ")[0].strip() for item in names.strip("()").split(",")]
+        named = {f"{target}.{word}" for word in words if word.isidentifier()}
+        out |= named
+        if not named or not named <= modules:
+            out.add(target)
     return out
 
 
@@ -69,8 +73,9 @@ def importers(sources: dict[str, str], changed: set[str]) -> set[str]:
     names), directly or through others, and those of `changed` that are among them."""
     names = {module_name(path): path for path in sources}
     users: dict[str, set[str]] = {}
+    modules = frozenset(names)
     for path, source in sources.items():
-        for target in imported(path, source):
+        for target in imported(path, source, modules):
             users.setdefault(target, set()).add(module_name(path))
     out = {name for name in changed if name in names}
     todo = list(changed)
@@ -80,6 +85,37 @@ def importers(sources: dict[str, str], changed: set[str]) -> set[str]:
                 out.add(user)
                 todo.append(user)
     return out
+
+
+def _defer(package: str, sources: dict[str, str], changed: set[str]) -> str | None:
+    """The server's models module when it and what it imports are unchanged."""
+    models = f"{package}/models.py"
+    if models not in sources:
+        return None
+    reached = {module_name(models)} | imported(models, sources[models])
+    return None if reached & changed else module_name(models)
+
+
+def _mount(
+    package: str, sources: dict[str, str], changed: set[str], reached: set[str]
+) -> list[str] | None:
+    """The tag router modules whose routes may have changed (`reached`: the changed modules
+    and their importers), or None: the whole API router. `routers/__init__.py` puts the tags'
+    routes together (`create_api_router`): mounting it is mounting each of theirs, unless its
+    own source or what it imports besides them and the interfaces (the route order) changed."""
+    routers = f"{package}.routers"
+    path = f"{package}/routers/__init__.py"
+    if path not in sources or routers in changed:
+        return None
+    own = {
+        name
+        for name in imported(path, sources[path])
+        if not name.startswith((f"{routers}.", f"{package}.interfaces"))
+    }
+    if own & reached:
+        return None
+    depth = routers.count(".") + 1
+    return sorted(n for n in reached if n.startswith(f"{routers}.") and n.count(".") == depth)
 
 
 class Proof:
@@ -114,15 +150,15 @@ class Proof:
             for path in set(hashes) | set(last)
             if hashes.get(path) != last.get(path)
         }
+        reached = importers(sources, changed)
         if role == "client":
-            only = sorted(importers(sources, changed))
-            return {"files": sources, "only": only, "defer": None}
-        models = f"{package}/models.py"
-        if models not in sources:
-            return {"files": sources, "only": None, "defer": None}
-        reached = {module_name(models)} | imported(models, sources[models])
-        unchanged = not (reached & changed)
-        return {"files": sources, "only": None, "defer": module_name(models) if unchanged else None}
+            return {"files": sources, "only": sorted(reached), "defer": None}
+        return {
+            "files": sources,
+            "only": sorted(reached),
+            "defer": _defer(package, sources, changed),
+            "mount": _mount(package, sources, changed, reached),
+        }
 
     def save(self) -> None:
         if self.cache_dir is None or set(self.now) != {"server", "client"}:

@@ -43,8 +43,9 @@ ROLES = ("server", "client")
 # packages, comma-separated]; stdin: per role, in that order, a frame (8-byte big-endian
 # length, then JSON: {"files": {module path relative to the role's directory: source},
 # "only": the modules to import (null: all), "defer": a module whose classes' validators are
-# built lazily (null: none)}, or "proven": nothing to check); the input ending before a frame
-# means the build stopped: nothing to check.
+# built lazily (null: none), "mount": the server's tag router modules to mount (null: the
+# whole API router)}, or "proven": nothing to check); the input ending before a frame means
+# the build stopped: nothing to check.
 _PROBE = r"""
 import gc
 gc.disable()  # a short-lived process: full collections over thousands of new classes, ~20%
@@ -118,20 +119,28 @@ def load(package_name, payload, only=None, defer=None):
     return names
 
 
-def check_server(package_name, names):
-    routers = importlib.import_module(package_name + ".routers")
-    parameters = inspect.signature(routers.create_api_router).parameters
-    tags = [p for p in parameters if p != "context"]
+def context(op):
+    async def dependency():
+        return None
+    return dependency
 
-    def context(op):
-        async def dependency():
-            return None
-        return dependency
 
-    router = routers.create_api_router(context=context, **{t: object() for t in tags})
+def check_server(package_name, names, mount=None):
     app = FastAPI()
-    app.include_router(router)
-    return f"{sum(n != package_name for n in names)} modules imported, {len(router.routes)} routes mounted"
+    if mount is None:  # every route, as create_api_router combines them
+        routers = importlib.import_module(package_name + ".routers")
+        parameters = inspect.signature(routers.create_api_router).parameters
+        tags = [p for p in parameters if p != "context"]
+        router = routers.create_api_router(context=context, **{t: object() for t in tags})
+        app.include_router(router)
+        mounted = len(router.routes)
+    else:  # the routers of these tag modules only (the others: proven unchanged)
+        mounted = 0
+        for name in mount:
+            router = importlib.import_module(name).create_router(object(), context)
+            app.include_router(router)
+            mounted += len(router.routes)
+    return f"{sum(n != package_name for n in names)} modules imported, {mounted} routes mounted"
 
 
 def check_client(package_name, names):
@@ -166,8 +175,11 @@ for role in roles:
         # built (and so checked) by the server's probe: here only imported and resolved
         pydantic.BaseModel.model_config["defer_build"] = True
     names = load(packages[role], frame["files"], frame.get("only"), frame.get("defer"))
-    check = check_server if role == "server" else check_client
-    print(f"{role}: {check(packages[role], names)}", flush=True)
+    if role == "server":
+        said = check_server(packages[role], names, frame.get("mount"))
+    else:
+        said = check_client(packages[role], names)
+    print(f"{role}: {said}", flush=True)
 os._exit(0)  # the interpreter's teardown is not part of the check
 """
 

@@ -162,13 +162,27 @@ def _client(models: str, resource: str) -> dict[str, str]:
     }
 
 
-def _server() -> dict[str, str]:
+def _server(a_path: str = "/a") -> dict[str, str]:
+    def tag(path: str) -> str:
+        return (
+            "from fastapi import APIRouter\n\n"
+            "def create_router(impl, context):\n    router = APIRouter()\n"
+            f"    router.add_api_route({path!r}, lambda: None)\n    return router\n"
+        )
+
     return {
         "server/pkg_api/__init__.py": "",
-        "server/pkg_api/routers.py": (
+        "server/pkg_api/routers/__init__.py": (
             "from fastapi import APIRouter\n\n"
-            "def create_api_router(context):\n    return APIRouter()\n"
+            "from .a import create_router as create_a_router\n"
+            "from .b import create_router as create_b_router\n\n"
+            "def create_api_router(*, context, a, b):\n    router = APIRouter()\n"
+            "    router.routes.extend(create_a_router(a, context).routes)\n"
+            "    router.routes.extend(create_b_router(b, context).routes)\n"
+            "    return router\n"
         ),
+        "server/pkg_api/routers/a.py": tag(a_path),
+        "server/pkg_api/routers/b.py": tag("/b"),
     }
 
 
@@ -185,15 +199,32 @@ def test_verify_reuses_the_last_proof_and_still_finds_what_an_edit_breaks(
         verifier.remember()
         return summary
 
-    assert "client: 3 modules imported" in check(files)
+    assert check(files) == (
+        "server: 3 modules imported, 2 routes mounted; client: 3 modules imported, "
+        "1 model classes resolved"
+    )
     # nothing changed: nothing is imported again
-    assert check(files).endswith("client: unchanged since the last check")
-    # one module changed: it alone (nothing imports it)
-    assert "client: 1 modules imported" in check({**files, **_client(models, "Y = 2\n")})
+    assert check(files) == (
+        "server: unchanged since the last check; client: unchanged since the last check"
+    )
+    # one module changed: it and its importers (the client's: none; the server's tag router:
+    # the routers package); one tag's routes mounted, not the others
+    edited = {**files, **_server("/a2"), **_client(models, "Y = 2\n")}
+    assert check(edited) == (
+        "server: 2 modules imported, 1 routes mounted; client: 1 modules imported, "
+        "0 model classes resolved"
+    )
     # a class removed: the unchanged module that imports it is checked too, and fails
-    broken = {**files, **_client("import pydantic\n", "Y = 2\n")}
+    broken = {**edited, **_client("import pydantic\n", "Y = 2\n")}
     with pytest.raises(GeneratedCodeBroken, match="Thing"):
         check(broken)
+    # a route FastAPI refuses (a response model pydantic cannot make) in one changed router
+    refused = dict(edited)
+    refused["server/pkg_api/routers/a.py"] = refused["server/pkg_api/routers/a.py"].replace(
+        "lambda: None", "lambda: None, response_model=type('Odd', (), {})"
+    )
+    with pytest.raises(GeneratedCodeBroken, match="Odd"):
+        check(refused)
 
 
 def test_importers_follow_relative_and_absolute_imports_backwards() -> None:
