@@ -27,13 +27,6 @@ if TYPE_CHECKING:
 CACHE_DIR = ".spec-gen-cache"
 
 
-def models_warm_up_wanted(cache_dir: Path | None) -> bool:
-    """Whether datamodel-code-generator will likely run, so its worker should warm it up
-    while the spec is read: not when the cache holds models (they are usually read from it,
-    and a warm-up would delay that)."""
-    return cache_dir is None or not any(cache_dir.glob("models-*.json"))
-
-
 def validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> list[RawFinding]:
     """openapi-spec-validator's findings; a clean verdict is remembered by content hash."""
     from ..core.timings import stage
@@ -53,21 +46,39 @@ def validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> list
     return findings
 
 
+def _models_entry(document: dict[str, Any], header: str, cache_dir: Path | None) -> Path | None:
+    from ..targets.models.run import OPTIONS, made_by
+
+    if cache_dir is None:
+        return None
+    key = sha(json.dumps([document, OPTIONS, header, made_by()], sort_keys=True).encode())
+    return cache_dir / f"models-{key[:32]}.json"
+
+
+def cached_models(
+    document: dict[str, Any], header: str, cache_dir: Path | None
+) -> tuple[str, list[str], int] | None:
+    """What `generated_models` made last for the same schemas, tool and modules shaping its
+    output; None when it must run. Read by the build's own process, so the models worker
+    (warming datamodel-code-generator up meanwhile) is only waited for when it must run."""
+    cached = _models_entry(document, header, cache_dir)
+    if cached is None or not cached.is_file():
+        return None
+    kept = json.loads(cached.read_text(encoding="utf-8"))
+    return kept["source"], kept["notes"], kept["depth"]
+
+
 def generated_models(
     document: dict[str, Any], header: str, cache_dir: Path | None
 ) -> tuple[str, list[str], int]:
     """The models module source, what datamodel-code-generator warned about while writing it
     (a ref it could not follow, ...) and the longest chain of its classes pydantic may build
-    one inside the other (targets/models/depth.py); reused from the cache when the schemas,
-    the tool and the modules shaping its output are unchanged. Runs in the models worker."""
-    from ..targets.models.run import OPTIONS, made_by, run_datamodel_codegen
+    one inside the other (targets/models/depth.py), remembered in the cache (`cached_models`
+    reads it). Runs in the models worker."""
+    from ..targets.models.run import run_datamodel_codegen
 
-    key = sha(json.dumps([document, OPTIONS, header, made_by()], sort_keys=True).encode())
-    cached = cache_dir / f"models-{key[:32]}.json" if cache_dir else None
-    if cached is not None and cached.is_file():
-        kept = json.loads(cached.read_text(encoding="utf-8"))
-        return kept["source"], kept["notes"], kept["depth"]
     source, notes, depth = run_datamodel_codegen(document, header)
+    cached = _models_entry(document, header, cache_dir)
     if cached is not None:
         keep_only(cached.parent, "models-*")
         cached.write_text(
