@@ -137,15 +137,19 @@ def rebuild_lines(cases: list[Any]) -> list[str]:
         if not isinstance(over, dict) or not over:
             continue
         cold = (case.get("cold-json") or case.get("cold") or {}).get("median_s")
+        cold_cpu = (case.get("cold-json") or case.get("cold") or {}).get("median_cpu_s")
         row = [str(case.get("case", "?")), number(case.get("operations"), 0), number(cold)]
         for kind in EDITS:
             entry = case.get(f"rebuild-{kind}") or {}
             seconds = number(entry.get("median_s"))
             share = over.get(kind)
+            cpu = ratio(entry.get("median_cpu_s"), cold_cpu)
             row.append(
                 "failed"
                 if entry.get("error")
-                else seconds + (f" ({share:.0%})" if isinstance(share, (int, float)) else "")
+                else seconds
+                + (f" ({share:.0%}" if isinstance(share, (int, float)) else " (—")
+                + f"; CPU {cpu})"
             )
         rows.append(row)
     if not rows:
@@ -157,7 +161,9 @@ def rebuild_lines(cases: list[Any]) -> list[str]:
         "",
         (
             "Edit -> rebuild (`spec-gen build` with its cache, after one edit of "
-            "bench/spec_edits.py; the share is of the cold build of the same document, same run):"
+            "bench/spec_edits.py; the share is of the cold build of the same document, same run, "
+            "in wall-clock time, then in CPU time of the whole process tree, which a loaded "
+            "machine disturbs less):"
         ),
         "",
         *table(header, rows),

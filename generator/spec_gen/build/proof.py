@@ -4,13 +4,15 @@
 module of the package the last passing check imported. A rebuild's probe is then sent:
 
 - `"proven"` when the role's modules are exactly those: nothing to check;
-- for the client, the modules that changed and every module that imports one of them (its
-  `import` statements, read from the source, followed backwards): a module's check (it
-  imports, its model classes' annotations resolve) depends on its source and on the modules
-  it imports, and nothing else;
-- for the server, every module (mounting the routers imports them all), but the models
-  module's validators are built lazily (only those the routes use) when it and the modules
-  it imports are unchanged: the last check built every one of them from the same source.
+- otherwise the modules that changed and every module that imports one of them (its
+  `import` statements, read from the source, followed backwards; `from X import a` with `a` a
+  submodule depends on `X.a`, not on `X`'s other imports): a module's check (it imports, its
+  model classes' annotations resolve) depends on its source and the modules it imports;
+- the server's probe mounts only the tag routers among those (`create_api_router` puts
+  theirs together), unless `routers/__init__.py` or what it imports besides them and the
+  interfaces (the route order) changed; and it builds the models module's validators
+  lazily (only those the mounted routes use) when that module and the modules it imports
+  are unchanged: the last check built every one of them from the same source.
 
 The record holds for one interpreter, pydantic, FastAPI and httpx version, and one verify.py.
 """
