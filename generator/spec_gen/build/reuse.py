@@ -75,7 +75,10 @@ class Reuse:
                 out[name] = kept
                 self.reused += 1
         if todo:
-            formatted = self.run(todo)
+            # the batch's package markers go along: ruff's import sorting tells the file's own
+            # package (first-party) by the `__init__.py` files around it, as in a cold build
+            markers = {n: t for n, t in files.items() if n.endswith("/__init__.py")}
+            formatted = self.run({**markers, **todo})
             for name in todo:
                 out[name] = formatted[name]
         for name, key in given.items():

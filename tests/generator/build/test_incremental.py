@@ -251,3 +251,33 @@ def test_line_counts_of_a_large_file_edited_in_one_line_are_quick() -> None:
     scattered = [line + "!" if i % 10 == 0 else line for i, line in enumerate(before)]
     assert _line_counts(before, scattered) == (20_000, 20_000)
     assert time.perf_counter() - start < 2
+
+
+def test_ruff_reused_file_by_file_formats_a_changed_file_as_a_cold_build(tmp_path: Path) -> None:
+    """ruff tells a module's own package from the `__init__.py` files around it: a changed
+    module is formatted with its batch's package markers, its imports sorted as cold."""
+    from spec_gen.build.formatter import format_python
+    from spec_gen.build.reuse import Reuse
+
+    def batch(extra: str) -> dict[str, str]:
+        return {
+            "client/pkg/__init__.py": "X = 1\n",
+            "client/pkg/testing.py": (
+                "import os\n\nimport httpx\nfrom pkg import X\nfrom zzz import Y\n\n"
+                f"print(os, httpx, X, Y{extra})\n"
+            ),
+        }
+
+    output, cache = tmp_path / "out", tmp_path / "cache"
+    first = format_python(batch(""))
+    for name, text in first.items():
+        (output / name).parent.mkdir(parents=True, exist_ok=True)
+        (output / name).write_text(text, encoding="utf-8")
+    recorder = Reuse(cache, output, format_python)
+    recorder.format(batch(""))
+    recorder.save(first)  # what this build formatted, once written
+    again = Reuse(cache, output, format_python)
+    edited = again.format(batch(", 2"))
+    assert again.reused == 1  # the package's __init__.py, read back from the output
+    assert edited == format_python(batch(", 2"))
+    assert "from pkg import X" in edited["client/pkg/testing.py"].split("\n\n")[2]
