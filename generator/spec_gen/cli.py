@@ -274,15 +274,15 @@ def build(
         if unchanged_since_last_build(config, strict=strict):
             click.echo("nothing changed")
             return
-    from .build.cache import CACHE_DIR, models_warm_up_wanted
     from .build.worker import ForkedWorker
 
     # the models worker starts now, before the generator is imported here: it imports and
     # warms up datamodel-code-generator while this process imports, reads the spec and
-    # builds the IR (a build with nothing to generate closes it at once)
-    cache_dir = None if check or no_cache else config.root / CACHE_DIR
-    with ForkedWorker(_warm_up_models if models_warm_up_wanted(cache_dir) else None) as worker:
+    # builds the IR (a build with nothing to generate closes it at once; one whose models
+    # are in the build cache, read by this process, kills it unused)
+    with ForkedWorker(_warm_up_models) as worker:
         from .build import pipeline as builder
+        from .build.verify import TypeCheckFailed
 
         if check:
             passed = builder.check(config, echo=click.echo, strict=strict, models_worker=worker)
@@ -296,7 +296,7 @@ def build(
                 echo=click.echo,
                 models_worker=worker,
             )
-        except builder.TypeCheckFailed as failed:
+        except TypeCheckFailed as failed:
             click.echo(f"spec-gen: the generated code fails mypy --strict: {failed}", err=True)
             sys.exit(1)
 

@@ -27,13 +27,6 @@ if TYPE_CHECKING:
 CACHE_DIR = ".spec-gen-cache"
 
 
-def models_warm_up_wanted(cache_dir: Path | None) -> bool:
-    """Whether datamodel-code-generator will likely run, so its worker should warm it up
-    while the spec is read: not when the cache holds models (they are usually read from it,
-    and a warm-up would delay that)."""
-    return cache_dir is None or not any(cache_dir.glob("models-*.json"))
-
-
 def validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> list[RawFinding]:
     """openapi-spec-validator's findings; a clean verdict is remembered by content hash."""
     from ..core.timings import stage
@@ -48,9 +41,31 @@ def validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> list
     with stage("validate (openapi-spec-validator)"):
         findings = openapi_findings(document)
     if stamp is not None and not findings:
-        _keep_only(stamp.parent, "valid-*")
+        keep_only(stamp.parent, "valid-*")
         stamp.touch()
     return findings
+
+
+def _models_entry(document: dict[str, Any], header: str, cache_dir: Path | None) -> Path | None:
+    from ..targets.models.run import OPTIONS, made_by
+
+    if cache_dir is None:
+        return None
+    key = sha(json.dumps([document, OPTIONS, header, made_by()], sort_keys=True).encode())
+    return cache_dir / f"models-{key[:32]}.json"
+
+
+def cached_models(
+    document: dict[str, Any], header: str, cache_dir: Path | None
+) -> tuple[str, list[str], int] | None:
+    """What `generated_models` made last for the same schemas, tool and modules shaping its
+    output; None when it must run. Read by the build's own process, so the models worker
+    (warming datamodel-code-generator up meanwhile) is only waited for when it must run."""
+    cached = _models_entry(document, header, cache_dir)
+    if cached is None or not cached.is_file():
+        return None
+    kept = json.loads(cached.read_text(encoding="utf-8"))
+    return kept["source"], kept["notes"], kept["depth"]
 
 
 def generated_models(
@@ -58,25 +73,21 @@ def generated_models(
 ) -> tuple[str, list[str], int]:
     """The models module source, what datamodel-code-generator warned about while writing it
     (a ref it could not follow, ...) and the longest chain of its classes pydantic may build
-    one inside the other (targets/models/depth.py); reused from the cache when the schemas,
-    the tool and the modules shaping its output are unchanged. Runs in the models worker."""
-    from ..targets.models.run import OPTIONS, made_by, run_datamodel_codegen
+    one inside the other (targets/models/depth.py), remembered in the cache (`cached_models`
+    reads it). Runs in the models worker."""
+    from ..targets.models.run import run_datamodel_codegen
 
-    key = sha(json.dumps([document, OPTIONS, header, made_by()], sort_keys=True).encode())
-    cached = cache_dir / f"models-{key[:32]}.json" if cache_dir else None
-    if cached is not None and cached.is_file():
-        kept = json.loads(cached.read_text(encoding="utf-8"))
-        return kept["source"], kept["notes"], kept["depth"]
     source, notes, depth = run_datamodel_codegen(document, header)
+    cached = _models_entry(document, header, cache_dir)
     if cached is not None:
-        _keep_only(cached.parent, "models-*")
+        keep_only(cached.parent, "models-*")
         cached.write_text(
             json.dumps({"source": source, "notes": notes, "depth": depth}), encoding="utf-8"
         )
     return source, notes, depth
 
 
-def _keep_only(directory: Path, pattern: str) -> None:
+def keep_only(directory: Path, pattern: str) -> None:
     """Make room for a new entry of one kind: the folder made, its older entries removed."""
     directory.mkdir(parents=True, exist_ok=True)
     for old in directory.glob(pattern):
@@ -97,8 +108,13 @@ def tool_versions() -> str:
     importlib.metadata costs more than a whole no-op rebuild should); the metadata API
     answers when that folder is not found.
     """
+    return versions(TOOLS)
+
+
+def versions(dists: dict[str, str]) -> str:
+    """`dist==version;...` of the installed distributions (name -> the package it installs)."""
     parts = []
-    for dist, package in TOOLS.items():
+    for dist, package in dists.items():
         parts.append(f"{dist}=={_dist_info_version(dist, package) or _metadata_version(dist)}")
     return ";".join(parts)
 
@@ -128,6 +144,15 @@ def _metadata_version(dist: str) -> str:
 
 def _generator_sources() -> list[Path]:
     return sorted(Path(__file__).parent.parent.rglob("*.py"))
+
+
+def generator_hash() -> str:
+    """The hash of the generator's own sources (a cache entry made by other code is stale)."""
+    digest = hashlib.sha256()
+    for path in _generator_sources():
+        digest.update(str(path.relative_to(Path(__file__).parent.parent)).encode())
+        digest.update(sha(path.read_bytes()).encode())
+    return digest.hexdigest()
 
 
 def inputs_key(config: Config, spec_files: list[Path]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -11,3 +12,4 @@ class BuildResult:
     files: dict[str, str]  # path relative to the output directory -> content
     inputs: list[Path] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # the findings the build went on with
+    reuse: Any = None  # build/reuse.py's Reuse: what it formatted, recorded once written

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,18 +41,46 @@ class Change:
 def changes(old: dict[str, bytes], new: dict[str, str]) -> list[Change]:
     out = []
     for path in sorted(set(old) | set(new)):
+        if path in old and path in new and old[path] == new[path].encode("utf-8"):
+            continue
         before = old[path].decode("utf-8", "replace").splitlines() if path in old else []
         after = new[path].splitlines() if path in new else []
         if path not in old:
             out.append(Change("added", path, len(after), 0))
         elif path not in new:
             out.append(Change("removed", path, 0, len(before)))
-        elif old[path] != new[path].encode("utf-8"):
-            diff = list(difflib.unified_diff(before, after, lineterm="", n=0))
-            plus = sum(1 for d in diff if d.startswith("+") and not d.startswith("+++"))
-            minus = sum(1 for d in diff if d.startswith("-") and not d.startswith("---"))
-            out.append(Change("changed", path, plus, minus))
+        else:
+            out.append(Change("changed", path, *_line_counts(before, after)))
     return out
+
+
+# above this many lines left once the common head and tail are set aside, the lines added and
+# removed are counted as a multiset difference: difflib's matcher is quadratic in the worst
+# case (a large models module or bundled document edited in many places: minutes)
+_DIFFLIB_LINES = 2_000
+
+
+def _line_counts(before: list[str], after: list[str]) -> tuple[int, int]:
+    """(lines added, lines removed) from `before` to `after`, as `diff` counts them.
+
+    The common first and last lines are set aside first (an edit usually touches a few lines
+    of a long file); what is left is diffed by difflib when small, else counted as the lines
+    of each side the other does not have (the same counts for edits that move no lines)."""
+    start = 0
+    limit = min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    old, new = before[start : len(before) - end], after[start : len(after) - end]
+    if len(old) + len(new) > _DIFFLIB_LINES:
+        removed, added = Counter(old), Counter(new)
+        return sum((added - removed).values()), sum((removed - added).values())
+    diff = list(difflib.unified_diff(old, new, lineterm="", n=0))
+    plus = sum(1 for d in diff if d.startswith("+") and not d.startswith("+++"))
+    minus = sum(1 for d in diff if d.startswith("-") and not d.startswith("---"))
+    return plus, minus
 
 
 def short_diff(path: str, old: bytes | None, new: str | None, limit: int = 30) -> str:

@@ -31,15 +31,21 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+
+from ..core.config import Config
+from .proof import Proof
 
 ROLES = ("server", "client")
 
 # Run in each subprocess: argv = [roles ("server", "client" or "server,client"), their
 # packages, comma-separated]; stdin: per role, in that order, a frame (8-byte big-endian
-# length, then a JSON object {module path relative to the role's directory: source}); the
-# input ending before a frame means the build stopped: nothing to check.
+# length, then JSON: {"files": {module path relative to the role's directory: source},
+# "only": the modules to import (null: all), "defer": a module whose classes' validators are
+# built lazily (null: none), "mount": the server's tag router modules to mount (null: the
+# whole API router)}, or "proven": nothing to check); the input ending before a frame means
+# the build stopped: nothing to check.
 _PROBE = r"""
 import gc
 gc.disable()  # a short-lived process: full collections over thousands of new classes, ~20%
@@ -90,7 +96,7 @@ def receive():
     return json.loads(sys.stdin.buffer.read(int.from_bytes(head, "big")))
 
 
-def load(package_name, payload):
+def load(package_name, payload, only=None, defer=None):
     for path, source in payload.items():
         sources[path] = source
         parts = path[: -len(".py")].split("/")
@@ -102,26 +108,39 @@ def load(package_name, payload):
         name for name in modules
         if (name == package_name or name.startswith(package_name + "."))
         and name.rsplit(".", 1)[-1] != "testing"  # the client's pytest plugin: optional
+        and (only is None or name in only)
     )
+    if defer:  # proven by the last check, from the same sources: its validators built lazily
+        pydantic.BaseModel.model_config["defer_build"] = True
+        importlib.import_module(defer)
+        pydantic.BaseModel.model_config["defer_build"] = False
     for name in names:
         importlib.import_module(name)
     return names
 
 
-def check_server(package_name, names):
-    routers = importlib.import_module(package_name + ".routers")
-    parameters = inspect.signature(routers.create_api_router).parameters
-    tags = [p for p in parameters if p != "context"]
+def context(op):
+    async def dependency():
+        return None
+    return dependency
 
-    def context(op):
-        async def dependency():
-            return None
-        return dependency
 
-    router = routers.create_api_router(context=context, **{t: object() for t in tags})
+def check_server(package_name, names, mount=None):
     app = FastAPI()
-    app.include_router(router)
-    return f"{len(names) - 1} modules imported, {len(router.routes)} routes mounted"
+    if mount is None:  # every route, as create_api_router combines them
+        routers = importlib.import_module(package_name + ".routers")
+        parameters = inspect.signature(routers.create_api_router).parameters
+        tags = [p for p in parameters if p != "context"]
+        router = routers.create_api_router(context=context, **{t: object() for t in tags})
+        app.include_router(router)
+        mounted = len(router.routes)
+    else:  # the routers of these tag modules only (the others: proven unchanged)
+        mounted = 0
+        for name in mount:
+            router = importlib.import_module(name).create_router(object(), context)
+            app.include_router(router)
+            mounted += len(router.routes)
+    return f"{sum(n != package_name for n in names)} modules imported, {mounted} routes mounted"
 
 
 def check_client(package_name, names):
@@ -142,19 +161,25 @@ def check_client(package_name, names):
                           file=sys.stderr, flush=True)
                     os._exit(1)
                 resolved += 1
-    return f"{len(names) - 1} modules imported, {resolved} model classes resolved"
+    return f"{sum(n != package_name for n in names)} modules imported, {resolved} model classes resolved"
 
 
 for role in roles:
-    payload = receive()
-    if payload is None:  # the build stopped before there was anything to check
+    frame = receive()
+    if frame is None:  # the build stopped before there was anything to check
         os._exit(0)
+    if frame == "proven":  # the same sources as the last build's passing check
+        print(f"{role}: unchanged since the last check", flush=True)
+        continue
     if role == "client":
         # built (and so checked) by the server's probe: here only imported and resolved
         pydantic.BaseModel.model_config["defer_build"] = True
-    names = load(packages[role], payload)
-    check = check_server if role == "server" else check_client
-    print(f"{role}: {check(packages[role], names)}", flush=True)
+    names = load(packages[role], frame["files"], frame.get("only"), frame.get("defer"))
+    if role == "server":
+        said = check_server(packages[role], names, frame.get("mount"))
+    else:
+        said = check_client(packages[role], names)
+    print(f"{role}: {said}", flush=True)
 os._exit(0)  # the interpreter's teardown is not part of the check
 """
 
@@ -166,11 +191,14 @@ class GeneratedCodeBroken(RuntimeError):
 class Verifier:
     """The probe interpreters, started by `start()` (or by `feed` / `check`), used once."""
 
-    def __init__(self, server_package: str, client_package: str) -> None:
+    def __init__(
+        self, server_package: str, client_package: str, cache_dir: Path | None = None
+    ) -> None:
         self.packages = {"server": server_package, "client": client_package}
         self.probes: list[tuple[subprocess.Popen[bytes], threading.Thread]] = []
         self.payloads: dict[str, bytes] = {}
         self.fed = {role: threading.Event() for role in ROLES}
+        self.proof = Proof(cache_dir)
 
     def start(self, *, together: bool = False) -> None:
         """Start the probes: one per role, side by side; or, `together`, one interpreter
@@ -225,14 +253,18 @@ class Verifier:
             return
         self.start()
         prefix = f"{role}/"
-        self.payloads[role] = json.dumps(
-            {
-                name[len(prefix) :]: content
-                for name, content in files.items()
-                if name.startswith(prefix) and name.endswith(".py")
-            }
-        ).encode("utf-8")
+        sources = {
+            name[len(prefix) :]: content
+            for name, content in files.items()
+            if name.startswith(prefix) and name.endswith(".py")
+        }
+        frame = self.proof.frame(role, self.packages[role], sources)
+        self.payloads[role] = json.dumps(frame).encode("utf-8")
         self.fed[role].set()
+
+    def remember(self) -> None:
+        """Record what the last `check` proved (call only after it passed)."""
+        self.proof.save()
 
     def _finish(self) -> list[tuple[int, str, str]]:
         """Each probe's (exit status, stdout, stderr), once it has ended."""
@@ -313,3 +345,23 @@ def typecheck(output: Path, server_package: str, client_package: str) -> tuple[b
         f"{os.devnull}: No [mypy] section in config file", ""
     )
     return done.returncode == 0, report.strip()
+
+
+class TypeCheckFailed(Exception):
+    """mypy --strict found errors in the generated output."""
+
+
+def typecheck_project(config: Config, echo: Callable[[str], None]) -> None:
+    """`typecheck` on the project's output, then tsc on its TypeScript client if it has one;
+    raises TypeCheckFailed."""
+    ok, report = typecheck(config.output, config.server_package, config.client_package)
+    echo(report)
+    if not ok:
+        raise TypeCheckFailed(report.splitlines()[-1] if report else "mypy failed")
+    if "typescript" in config.targets:
+        from ..targets.typescript_check import typecheck_written
+
+        ok, report = typecheck_written(config.output)
+        echo(report)
+        if not ok:
+            raise TypeCheckFailed(report.splitlines()[0])

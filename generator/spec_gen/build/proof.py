@@ -1,0 +1,170 @@
+"""What the last build's verify proved, by content hash, so a rebuild checks only what changed.
+
+`.spec-gen-cache/verified.json` holds, for each role (server, client), the hash of every
+module of the package the last passing check imported. A rebuild's probe is then sent:
+
+- `"proven"` when the role's modules are exactly those: nothing to check;
+- otherwise the modules that changed and every module that imports one of them (its
+  `import` statements, read from the source, followed backwards; `from X import a` with `a` a
+  submodule depends on `X.a`, not on `X`'s other imports): a module's check (it imports, its
+  model classes' annotations resolve) depends on its source and the modules it imports;
+- the server's probe mounts only the tag routers among those (`create_api_router` puts
+  theirs together), unless `routers/__init__.py` or what it imports besides them and the
+  interfaces (the route order) changed; and it builds the models module's validators
+  lazily (only those the mounted routes use) when that module and the modules it imports
+  are unchanged: the last check built every one of them from the same source.
+
+The record holds for one interpreter, pydantic, FastAPI and httpx version, and one verify.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from .cache import sha, versions
+
+RECORD = "verified.json"
+_FROM = re.compile(
+    r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE
+)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+)", re.MULTILINE)
+
+
+def _key() -> str:
+    here = Path(__file__).parent
+    tools = versions({"pydantic": "pydantic", "fastapi": "fastapi", "httpx": "httpx"})
+    code = b"".join((here / name).read_bytes() for name in ("verify.py", "proof.py"))
+    return sha(f"{sys.executable}\n{sys.version}\n{tools}\n".encode() + code)
+
+
+def module_name(path: str) -> str:
+    parts = path[: -len(".py")].split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: str, source: str, modules: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """The dotted names a module's import statements name (modules, or names in them).
+
+    `from X import a`: `X.a` when that is one of `modules` (a submodule: X's `__init__` runs,
+    as for any import of a submodule, but what it imports is not this module's concern),
+    else `X` and `X.a`."""
+    name = module_name(path)
+    package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+    out = {m.group(1) for m in _IMPORT.finditer(source)}
+    for dots, module, names in _FROM.findall(source):
+        if dots:
+            base = package.split(".")
+            base = base[: len(base) - (len(dots) - 1)]
+            target = ".".join([*base, module] if module else base)
+        else:
+            target = module
+        words = [item.split(" as ")[0].strip() for item in names.strip("()").split(",")]
+        named = {f"{target}.{word}" for word in words if word.isidentifier()}
+        out |= named
+        if not named or not named <= modules:
+            out.add(target)
+    return out
+
+
+def importers(sources: dict[str, str], changed: set[str]) -> set[str]:
+    """The modules among `sources` (path -> source) that import one of `changed` (dotted
+    names), directly or through others, and those of `changed` that are among them."""
+    names = {module_name(path): path for path in sources}
+    users: dict[str, set[str]] = {}
+    modules = frozenset(names)
+    for path, source in sources.items():
+        for target in imported(path, source, modules):
+            users.setdefault(target, set()).add(module_name(path))
+    out = {name for name in changed if name in names}
+    todo = list(changed)
+    while todo:
+        for user in users.get(todo.pop(), ()):
+            if user not in out:
+                out.add(user)
+                todo.append(user)
+    return out
+
+
+def _defer(package: str, sources: dict[str, str], changed: set[str]) -> str | None:
+    """The server's models module when it and what it imports are unchanged."""
+    models = f"{package}/models.py"
+    if models not in sources:
+        return None
+    reached = {module_name(models)} | imported(models, sources[models])
+    return None if reached & changed else module_name(models)
+
+
+def _mount(
+    package: str, sources: dict[str, str], changed: set[str], reached: set[str]
+) -> list[str] | None:
+    """The tag router modules whose routes may have changed (`reached`: the changed modules
+    and their importers), or None: the whole API router. `routers/__init__.py` puts the tags'
+    routes together (`create_api_router`): mounting it is mounting each of theirs, unless its
+    own source or what it imports besides them and the interfaces (the route order) changed."""
+    routers = f"{package}.routers"
+    path = f"{package}/routers/__init__.py"
+    if path not in sources or routers in changed:
+        return None
+    own = {
+        name
+        for name in imported(path, sources[path])
+        if not name.startswith((f"{routers}.", f"{package}.interfaces"))
+    }
+    if own & reached:
+        return None
+    depth = routers.count(".") + 1
+    return sorted(n for n in reached if n.startswith(f"{routers}.") and n.count(".") == depth)
+
+
+class Proof:
+    """The last passing check's hashes (`cache_dir` None: nothing is reused or recorded)."""
+
+    def __init__(self, cache_dir: Path | None) -> None:
+        self.cache_dir = cache_dir
+        self.last: dict[str, dict[str, str]] = {}
+        self.now: dict[str, dict[str, str]] = {}
+        self.key = ""
+        if cache_dir is None:
+            return
+        self.key = _key()
+        try:
+            record = json.loads((cache_dir / RECORD).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if isinstance(record, dict) and record.get("key") == self.key:
+            self.last = record.get("roles", {})
+
+    def frame(self, role: str, package: str, sources: dict[str, str]) -> Any:
+        """What the probe of `role` is sent for `sources` (module path -> source)."""
+        hashes = {path: sha(text.encode("utf-8")) for path, text in sources.items()}
+        self.now[role] = hashes
+        last = self.last.get(role)
+        if last is None:
+            return {"files": sources, "only": None, "defer": None}
+        if last == hashes:
+            return "proven"
+        changed = {
+            module_name(path)
+            for path in set(hashes) | set(last)
+            if hashes.get(path) != last.get(path)
+        }
+        reached = importers(sources, changed)
+        if role == "client":
+            return {"files": sources, "only": sorted(reached), "defer": None}
+        return {
+            "files": sources,
+            "only": sorted(reached),
+            "defer": _defer(package, sources, changed),
+            "mount": _mount(package, sources, changed, reached),
+        }
+
+    def save(self) -> None:
+        if self.cache_dir is None or set(self.now) != {"server", "client"}:
+            return
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        record = {"key": self.key, "roles": self.now}
+        (self.cache_dir / RECORD).write_text(json.dumps(record), encoding="utf-8")

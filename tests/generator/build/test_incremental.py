@@ -1,0 +1,283 @@
+"""The incremental rebuild: after each kind of spec edit, a rebuild reusing the last build's
+work writes exactly what a cold `--no-cache` build writes, and reuses what it can (ruff's
+formatting, what verify proved)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spec_gen.build import pipeline
+from spec_gen.build.pipeline import build, render_tree
+from spec_gen.build.proof import importers
+from spec_gen.build.tree import _line_counts, existing_files
+from spec_gen.build.verify import GeneratedCodeBroken, Verifier
+from spec_gen.core.config import load_config
+
+TEMPLATES = Path(__file__).parents[3] / "templates"
+
+
+def _spec() -> dict[str, Any]:
+    def op(op_id: str, tag: str, schema: str, description: str) -> dict[str, Any]:
+        answer = {"content": {"application/json": {"schema": {"$ref": schema}}}}
+        return {
+            "operationId": op_id,
+            "tags": [tag],
+            "description": description,
+            "responses": {"200": {"description": "OK.", **answer}},
+        }
+
+    owner = "#/components/schemas/Owner"
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Shop", "version": "1"},
+        "paths": {
+            "/pets": {"get": op("list_pets", "pets", "#/components/schemas/Pet", "All pets.")},
+            "/owners/{id}": {
+                "parameters": [
+                    {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
+                ],
+                "get": op("get_owner", "owners", owner, "One owner."),
+            },
+        },
+        "components": {
+            "schemas": {
+                "Owner": {
+                    "type": "object",
+                    "required": ["name"],
+                    "properties": {"name": {"type": "string"}},
+                },
+                "Pet": {
+                    "type": "object",
+                    "required": ["name"],
+                    "properties": {"name": {"type": "string"}, "owner": {"$ref": owner}},
+                },
+            }
+        },
+    }
+
+
+def _describe(spec: dict[str, Any]) -> None:
+    spec["paths"]["/pets"]["get"]["description"] = "Every pet, edited."
+
+
+def _add_operation(spec: dict[str, Any]) -> None:
+    paths = spec["paths"]
+    added = json.loads(json.dumps(paths["/pets"]["get"]))
+    paths[f"/pets/count{len(paths)}"] = {"get": {**added, "operationId": f"count{len(paths)}"}}
+
+
+def _owner(spec: dict[str, Any]) -> str:  # the edits run in any order: Owner may be renamed
+    return "Owner" if "Owner" in spec["components"]["schemas"] else "Keeper"
+
+
+def _change_field(spec: dict[str, Any]) -> None:
+    fields = spec["components"]["schemas"][_owner(spec)]["properties"]
+    fields["age"] = {"type": "string" if fields.get("age") == {"type": "integer"} else "integer"}
+
+
+def _rename_schema(spec: dict[str, Any]) -> None:
+    old = _owner(spec)
+    new = "Keeper" if old == "Owner" else "Owner"
+    text = json.dumps(spec).replace(f"#/components/schemas/{old}", f"#/components/schemas/{new}")
+    renamed = json.loads(text)
+    schemas = renamed["components"]["schemas"]
+    schemas[new] = schemas.pop(old)
+    spec.clear()
+    spec.update(renamed)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("incremental")
+    (where / "pyproject.toml").write_text(
+        "[tool.spec-gen]\n"
+        'spec = "openapi.json"\noutput = "generated"\n'
+        f'templates = "{TEMPLATES.as_posix()}"\n'
+        'server-package = "shop_api"\nclient-package = "shop_client"\n'
+        'distribution-prefix = "shop"\n',
+        encoding="utf-8",
+    )
+    (where / "openapi.json").write_text(json.dumps(_spec(), indent=1), encoding="utf-8")
+    return where
+
+
+@pytest.fixture(scope="module")
+def first_build(project: Path) -> list[str]:
+    lines: list[str] = []
+    build(load_config(project), echo=lines.append)
+    return lines
+
+
+@pytest.mark.parametrize(
+    "edit", [_describe, _add_operation, _change_field, _rename_schema], ids=lambda f: f.__name__
+)
+def test_a_rebuild_after_an_edit_writes_what_a_cold_build_writes(
+    project: Path, first_build: list[str], edit: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The edits apply one after the other, each rebuilt from the previous build's cache."""
+    spec_path = project / "openapi.json"
+    spec = json.loads(spec_path.read_text(encoding="utf-8"))
+    edit(spec)
+    spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
+    config = load_config(project)
+    given: list[str] = []  # what ruff was given (a spy: the real formatter runs)
+    real_format = pipeline.format_python
+
+    def spy(files: dict[str, str]) -> dict[str, str]:
+        given.extend(name for name in files if name.endswith(".py"))
+        return real_format(files)
+
+    monkeypatch.setattr(pipeline, "format_python", spy)
+    lines: list[str] = []
+    found = build(config, echo=lines.append)
+    monkeypatch.undo()
+    assert found, "the edit changes the output"
+    cold = render_tree(config, None).files
+    written = existing_files(config.output)
+    assert written == {name: text.encode("utf-8") for name, text in cold.items()}
+    python = [name for name in cold if name.endswith(".py")]
+    # ruff formats only files whose text it has not formatted before
+    assert 0 < len(given) < len(python) / 2, given
+    if edit is _describe:  # no model changed: the models module is not formatted again
+        assert not any(name.endswith("/models.py") for name in given)
+        verified = next(line for line in lines if line.startswith("server: "))
+        before = next(line for line in first_build if line.startswith("server: "))
+        assert _client_modules(verified) < _client_modules(before), (verified, before)
+
+
+def _client_modules(summary: str) -> int:
+    return int(summary.split("client: ")[1].split(" modules")[0])
+
+
+def _client(models: str, resource: str) -> dict[str, str]:
+    return {
+        "client/pkg_client/__init__.py": "",
+        "client/pkg_client/models.py": models,
+        "client/pkg_client/other.py": "from .models import Thing\n\nX = Thing\n",
+        "client/pkg_client/resource.py": resource,
+    }
+
+
+def _server(a_path: str = "/a") -> dict[str, str]:
+    def tag(path: str) -> str:
+        return (
+            "from fastapi import APIRouter\n\n"
+            "def create_router(impl, context):\n    router = APIRouter()\n"
+            f"    router.add_api_route({path!r}, lambda: None)\n    return router\n"
+        )
+
+    return {
+        "server/pkg_api/__init__.py": "",
+        "server/pkg_api/routers/__init__.py": (
+            "from fastapi import APIRouter\n\n"
+            "from .a import create_router as create_a_router\n"
+            "from .b import create_router as create_b_router\n\n"
+            "def create_api_router(*, context, a, b):\n    router = APIRouter()\n"
+            "    router.routes.extend(create_a_router(a, context).routes)\n"
+            "    router.routes.extend(create_b_router(b, context).routes)\n"
+            "    return router\n"
+        ),
+        "server/pkg_api/routers/a.py": tag(a_path),
+        "server/pkg_api/routers/b.py": tag("/b"),
+    }
+
+
+def test_verify_reuses_the_last_proof_and_still_finds_what_an_edit_breaks(
+    tmp_path: Path,
+) -> None:
+    models = "import pydantic\n\nclass Thing(pydantic.BaseModel):\n    a: int\n"
+    files = {**_server(), **_client(models, "Y = 1\n")}
+
+    def check(files: dict[str, str]) -> str:
+        verifier = Verifier("pkg_api", "pkg_client", tmp_path)
+        verifier.start(together=True)
+        summary = verifier.check(files)
+        verifier.remember()
+        return summary
+
+    assert check(files) == (
+        "server: 3 modules imported, 2 routes mounted; client: 3 modules imported, "
+        "1 model classes resolved"
+    )
+    # nothing changed: nothing is imported again
+    assert check(files) == (
+        "server: unchanged since the last check; client: unchanged since the last check"
+    )
+    # one module changed: it and its importers (the client's: none; the server's tag router:
+    # the routers package); one tag's routes mounted, not the others
+    edited = {**files, **_server("/a2"), **_client(models, "Y = 2\n")}
+    assert check(edited) == (
+        "server: 2 modules imported, 1 routes mounted; client: 1 modules imported, "
+        "0 model classes resolved"
+    )
+    # a class removed: the unchanged module that imports it is checked too, and fails
+    broken = {**edited, **_client("import pydantic\n", "Y = 2\n")}
+    with pytest.raises(GeneratedCodeBroken, match="Thing"):
+        check(broken)
+    # a route FastAPI refuses (a response model pydantic cannot make) in one changed router
+    refused = dict(edited)
+    refused["server/pkg_api/routers/a.py"] = refused["server/pkg_api/routers/a.py"].replace(
+        "lambda: None", "lambda: None, response_model=type('Odd', (), {})"
+    )
+    with pytest.raises(GeneratedCodeBroken, match="Odd"):
+        check(refused)
+
+
+def test_importers_follow_relative_and_absolute_imports_backwards() -> None:
+    sources = {
+        "p/__init__.py": "from . import a\n",
+        "p/a.py": "from .b import X\n",
+        "p/b.py": "X = 1\n",
+        "p/sub/c.py": "def f():\n    from ..b import X\n",
+        "p/sub/d.py": "import p.sub.c\n",
+        "p/e.py": "Y = 2\n",
+    }
+    assert importers(sources, {"p.b"}) == {"p.b", "p.a", "p", "p.sub.c", "p.sub.d"}
+    assert importers(sources, {"p.e"}) == {"p.e"}
+
+
+def test_line_counts_of_a_large_file_edited_in_one_line_are_quick() -> None:
+    before = [f"line {i % 50}" for i in range(200_000)]
+    after = list(before)
+    after[100_000] = "edited"
+    start = time.perf_counter()
+    assert _line_counts(before, after) == (1, 1)
+    assert _line_counts(before, before[:-3]) == (0, 3)
+    # many lines changed: counted as the lines each side lacks
+    scattered = [line + "!" if i % 10 == 0 else line for i, line in enumerate(before)]
+    assert _line_counts(before, scattered) == (20_000, 20_000)
+    assert time.perf_counter() - start < 2
+
+
+def test_ruff_reused_file_by_file_formats_a_changed_file_as_a_cold_build(tmp_path: Path) -> None:
+    """ruff tells a module's own package from the `__init__.py` files around it: a changed
+    module is formatted with its batch's package markers, its imports sorted as cold."""
+    from spec_gen.build.formatter import format_python
+    from spec_gen.build.reuse import Reuse
+
+    def batch(extra: str) -> dict[str, str]:
+        return {
+            "client/pkg/__init__.py": "X = 1\n",
+            "client/pkg/testing.py": (
+                "import os\n\nimport httpx\nfrom pkg import X\nfrom zzz import Y\n\n"
+                f"print(os, httpx, X, Y{extra})\n"
+            ),
+        }
+
+    output, cache = tmp_path / "out", tmp_path / "cache"
+    first = format_python(batch(""))
+    for name, text in first.items():
+        (output / name).parent.mkdir(parents=True, exist_ok=True)
+        (output / name).write_text(text, encoding="utf-8")
+    recorder = Reuse(cache, output, format_python)
+    recorder.format(batch(""))
+    recorder.save(first)  # what this build formatted, once written
+    again = Reuse(cache, output, format_python)
+    edited = again.format(batch(", 2"))
+    assert again.reused == 1  # the package's __init__.py, read back from the output
+    assert edited == format_python(batch(", 2"))
+    assert "from pkg import X" in edited["client/pkg/testing.py"].split("\n\n")[2]
