@@ -330,13 +330,35 @@ class TsScheme:
     wire: str
     options: tuple[str, ...]
     envs: tuple[str, ...]
+    oauth: dict[str, Any] | None = None  # where the client fetches its tokens (OAuth2, OIDC)
+
+    @property
+    def oauth_options(self) -> list[tuple[str, str, str]]:
+        """(option, environment variable, what it holds) of each token-fetching credential."""
+        if self.oauth is None:
+            return []
+        held = ("client id", "client secret", "refresh token")
+        pairs = zip(self.oauth["options"], self.oauth["envs"], held, strict=True)
+        return [(o, e, h) for o, e, h in pairs if o]
 
 
 def ts_schemes(table: dict[str, Scheme]) -> list[TsScheme]:
-    return [
-        TsScheme(s.name, s.kind, s.wire_name, tuple(camel(o) for o in s.options), s.envs)
-        for s in table.values()
-    ]
+    out = []
+    for s in table.values():
+        oauth = None
+        if s.oauth is not None:
+            o = s.oauth
+            oauth = {
+                "tokenUrl": o.token_url,
+                "refreshUrl": o.refresh_url,
+                "discoveryUrl": o.discovery_url,
+                "scopes": list(o.scopes),
+                "options": [camel(n) if n else "" for n in o.options],
+                "envs": list(o.envs),
+            }
+        options = tuple(camel(o) for o in s.options)
+        out.append(TsScheme(s.name, s.kind, s.wire_name, options, s.envs, oauth))
+    return out
 
 
 def error_classes(api: Api, names: dict[str, str]) -> list[dict[str, Any]]:
@@ -382,6 +404,7 @@ def render_typescript(target: Target, api: Api, env_prefix: str) -> dict[str, st
         "roots": roots,
         "types": names.declarations,
         "schemes": ts_schemes(table),
+        "oauth": any(s.oauth is not None for s in table.values()),
         "primary_scheme": primary.name if primary else None,
         "rate_limits": [[count, int(window * 1000)] for count, window in rate_limits(api)],
         "context_headers": {camel(k): v for k, v in context_headers(api).items()},

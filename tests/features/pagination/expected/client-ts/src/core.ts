@@ -303,10 +303,12 @@ export class Core {
   }
 
   /** The first alternative of the operation's security whose credentials are all set. */
-  #authenticate(call: Call, url: URL, headers: Headers): void {
+  #authenticate(call: Call, url: URL, headers: Headers, tokens?: Map<string, string>): void {
     if (call.security.length === 0) return;
+    const credentials = new Map(this.#credentials);
+    for (const [name, token] of tokens ?? []) credentials.set(name, [token]);
     const chosen = call.security.find((alternative) =>
-      alternative.every((name) => this.#credentials.has(name)),
+      alternative.every((name) => credentials.has(name)),
     );
     if (!chosen) {
       if (call.security.some((alternative) => alternative.length === 0)) return;
@@ -317,7 +319,7 @@ export class Core {
     }
     for (const name of chosen) {
       const scheme = SCHEMES[name];
-      const values = this.#credentials.get(name);
+      const values = credentials.get(name);
       if (!scheme || !values) continue;
       const [first = "", second = ""] = values;
       if (scheme.kind === "header") headers.set(scheme.wire, first);
@@ -349,7 +351,7 @@ export class Core {
     return url;
   }
 
-  #build(call: Call, options: RequestOptions): { url: URL; init: RequestInit } {
+  #build(call: Call, options: RequestOptions, tokens?: Map<string, string>): { url: URL; init: RequestInit } {
     const headers = new Headers(this.#options.headers);
     const given = this.#options as Record<string, unknown>;
     for (const [option, header] of Object.entries(CONTEXT_HEADERS)) {
@@ -367,7 +369,7 @@ export class Core {
     }
     const url = this.urlOf(call);
     if (cookies.length) headers.set("cookie", cookies.join("; "));
-    this.#authenticate(call, url, headers);
+    this.#authenticate(call, url, headers, tokens);
     if (call.accept) headers.set("accept", call.accept);
     for (const [key, value] of Object.entries(options.headers ?? {})) headers.set(key, value);
     const init: RequestInit = { method: call.method.toUpperCase(), headers };

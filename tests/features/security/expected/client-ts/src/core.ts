@@ -49,8 +49,18 @@ export interface ClientOptions {
   cookieKey?: string;
   /** oauth (bearer); default: `SECURITY_OAUTH_TOKEN` */
   oauthToken?: string;
+  /** oauth: the OAuth2 client id the client fetches tokens with when no token is given; default: `SECURITY_OAUTH_CLIENT_ID` */
+  oauthClientId?: string;
+  /** oauth: the OAuth2 client secret the client fetches tokens with when no token is given; default: `SECURITY_OAUTH_CLIENT_SECRET` */
+  oauthClientSecret?: string;
   /** oidc (bearer); default: `SECURITY_OIDC_TOKEN` */
   oidcToken?: string;
+  /** oidc: the OAuth2 client id the client fetches tokens with when no token is given; default: `SECURITY_OIDC_CLIENT_ID` */
+  oidcClientId?: string;
+  /** oidc: the OAuth2 client secret the client fetches tokens with when no token is given; default: `SECURITY_OIDC_CLIENT_SECRET` */
+  oidcClientSecret?: string;
+  /** oidc: the OAuth2 refresh token the client fetches tokens with when no token is given; default: `SECURITY_OIDC_REFRESH_TOKEN` */
+  oidcRefreshToken?: string;
 }
 
 const CONTEXT_HEADERS: Record<string, string> = {};
@@ -105,6 +115,7 @@ interface Scheme {
   wire: string;
   options: string[];
   envs: string[];
+  oauth?: OAuthFlows;
 }
 
 const SCHEMES: Record<string, Scheme> = {
@@ -113,8 +124,8 @@ const SCHEMES: Record<string, Scheme> = {
   "header_key": { kind: "header", wire: "X-API-Key", options: ["headerKey"], envs: ["SECURITY_HEADER_KEY"] },
   "query_key": { kind: "query", wire: "api_key", options: ["queryKey"], envs: ["SECURITY_QUERY_KEY"] },
   "cookie_key": { kind: "cookie", wire: "key", options: ["cookieKey"], envs: ["SECURITY_COOKIE_KEY"] },
-  "oauth": { kind: "bearer", wire: "Authorization", options: ["oauthToken"], envs: ["SECURITY_OAUTH_TOKEN"] },
-  "oidc": { kind: "bearer", wire: "Authorization", options: ["oidcToken"], envs: ["SECURITY_OIDC_TOKEN"] },
+  "oauth": { kind: "bearer", wire: "Authorization", options: ["oauthToken"], envs: ["SECURITY_OAUTH_TOKEN"], oauth: {"tokenUrl": "https://example.com/token", "refreshUrl": "", "discoveryUrl": "", "scopes": ["read"], "options": ["oauthClientId", "oauthClientSecret", ""], "envs": ["SECURITY_OAUTH_CLIENT_ID", "SECURITY_OAUTH_CLIENT_SECRET", ""]} },
+  "oidc": { kind: "bearer", wire: "Authorization", options: ["oidcToken"], envs: ["SECURITY_OIDC_TOKEN"], oauth: {"tokenUrl": "", "refreshUrl": "", "discoveryUrl": "https://example.com/.well-known/openid-configuration", "scopes": [], "options": ["oidcClientId", "oidcClientSecret", "oidcRefreshToken"], "envs": ["SECURITY_OIDC_CLIENT_ID", "SECURITY_OIDC_CLIENT_SECRET", "SECURITY_OIDC_REFRESH_TOKEN"]} },
 };
 
 function environment(name: string): string | undefined {
@@ -294,6 +305,145 @@ export class Pacer {
   }
 }
 
+/** Where an OAuth2 / OpenID Connect scheme's tokens are fetched (RFC 6749). */
+interface OAuthFlows {
+  tokenUrl: string; // the clientCredentials flow's
+  refreshUrl: string; // where a refresh token is exchanged
+  discoveryUrl: string; // an OpenID Connect discovery document (its token_endpoint)
+  scopes: string[];
+  options: string[]; // the client options holding the client id, client secret, refresh token
+  envs: string[];
+}
+
+/** Milliseconds before its expiry a token is fetched again (at most a tenth of its lifetime). */
+const RENEW_BEFORE_MS = 30_000;
+
+function loopback(host: string): boolean {
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** `url` (relative to `base` when not absolute), refused unless HTTPS or loopback HTTP: the
+ * client's OAuth2 credentials go nowhere else. */
+function endpoint(url: string, base: string): string {
+  const absolute = new URL(url, base.replace(/\/+$/, "") + "/");
+  if (absolute.protocol === "https:" || (absolute.protocol === "http:" && loopback(absolute.hostname))) return absolute.href;
+  throw new APIError(`refusing to send OAuth2 credentials to ${absolute.href}: not HTTPS`);
+}
+
+function formEncoded(text: string): string {
+  return new URLSearchParams([["", text]]).toString().slice(1);
+}
+
+/** The tokens of one OAuth2 scheme for the client's credentials: client credentials (HTTP
+ * Basic, RFC 6749 2.3.1) or a refresh token, sent only to the token endpoint, never along a
+ * redirect. A token is cached until shortly before it expires (`expires_in`); calls waiting
+ * for one share one request. */
+class TokenSource {
+  readonly #flows: OAuthFlows;
+  readonly #clientId: string | undefined;
+  readonly #clientSecret: string | undefined;
+  #refreshToken: string | undefined;
+  readonly #baseUrl: string;
+  readonly #fetch: typeof fetch;
+  #tokenUrl = "";
+  #refreshUrl = "";
+  #token: string | undefined;
+  #expiresAt: number | undefined;
+  #pending: Promise<string> | undefined;
+  /** How many tokens were fetched. */
+  fetched = 0;
+
+  constructor(flows: OAuthFlows, clientId: string | undefined, clientSecret: string | undefined, refreshToken: string | undefined, baseUrl: string, fetcher: typeof fetch) {
+    this.#flows = flows;
+    this.#clientId = clientId;
+    this.#clientSecret = clientSecret;
+    this.#refreshToken = refreshToken;
+    this.#baseUrl = baseUrl;
+    this.#fetch = fetcher;
+  }
+
+  /** Whether the credentials given can fetch a token. */
+  get usable(): boolean {
+    const flows = this.#flows;
+    if (this.#refreshToken && (flows.refreshUrl || flows.discoveryUrl)) return true;
+    return Boolean(this.#clientId && this.#clientSecret && (flows.tokenUrl || flows.discoveryUrl));
+  }
+
+  /** A valid token, fetched when there is none, it expires soon, or it is `stale`. */
+  get(stale?: string): Promise<string> {
+    if (stale !== undefined && this.#token === stale) this.#token = undefined;
+    if (this.#token !== undefined && (this.#expiresAt === undefined || performance.now() < this.#expiresAt)) {
+      return Promise.resolve(this.#token);
+    }
+    this.#pending ??= this.#fetchToken().finally(() => {
+      this.#pending = undefined;
+    });
+    return this.#pending;
+  }
+
+  async #post(url: string, init: RequestInit): Promise<unknown> {
+    const response = await this.#fetch(url, { ...init, redirect: "manual" });
+    const text = await response.text();
+    if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
+      throw new APIError(`the token endpoint redirected (${url}): not followed`);
+    }
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: the text as it is
+    }
+    if (!response.ok) throw errorFor(response.status, `${response.status}: ${text.slice(0, 200)}`, body, response.headers);
+    return body;
+  }
+
+  async #fetchToken(): Promise<string> {
+    const flows = this.#flows;
+    if (!this.#tokenUrl && !this.#refreshUrl) {
+      this.#tokenUrl = flows.tokenUrl ? endpoint(flows.tokenUrl, this.#baseUrl) : "";
+      this.#refreshUrl = flows.refreshUrl ? endpoint(flows.refreshUrl, this.#baseUrl) : "";
+      if (flows.discoveryUrl && !this.#tokenUrl && !this.#refreshUrl) {
+        const discovery = endpoint(flows.discoveryUrl, this.#baseUrl);
+        const document = await this.#post(discovery, { method: "GET", headers: { accept: "application/json" } });
+        const found = typeof document === "object" && document !== null ? (document as { token_endpoint?: unknown }).token_endpoint : undefined;
+        if (typeof found !== "string" || !found) throw new APIError(`no token_endpoint in ${discovery}`);
+        this.#tokenUrl = this.#refreshUrl = endpoint(found, discovery);
+      }
+    }
+    const headers = new Headers({ accept: "application/json", "content-type": "application/x-www-form-urlencoded" });
+    const form = new URLSearchParams();
+    let url: string;
+    if (this.#refreshToken && this.#refreshUrl) {
+      url = this.#refreshUrl;
+      form.set("grant_type", "refresh_token");
+      form.set("refresh_token", this.#refreshToken);
+    } else if (this.#clientId && this.#clientSecret && this.#tokenUrl) {
+      url = this.#tokenUrl;
+      form.set("grant_type", "client_credentials");
+      if (flows.scopes.length) form.set("scope", flows.scopes.join(" "));
+    } else {
+      throw new APIError("no OAuth2 credentials: pass a client id and secret, or a refresh token");
+    }
+    if (this.#clientId && this.#clientSecret) {
+      headers.set("authorization", `Basic ${btoa(`${formEncoded(this.#clientId)}:${formEncoded(this.#clientSecret)}`)}`);
+    } else if (this.#clientId) {
+      form.set("client_id", this.#clientId); // a public client (RFC 6749 3.2.1)
+    }
+    const answer = (await this.#post(url, { method: "POST", headers, body: form })) as Record<string, unknown> | undefined;
+    const token = answer?.["access_token"];
+    if (typeof token !== "string" || !token) throw new APIError(`the token endpoint answered no access_token (${url})`);
+    const lifetime = Number(answer?.["expires_in"]);
+    this.#expiresAt = Number.isFinite(lifetime) && answer?.["expires_in"] !== null
+      ? performance.now() + (lifetime - Math.min(RENEW_BEFORE_MS / 1000, lifetime / 10)) * 1000
+      : undefined;
+    const rotated = answer?.["refresh_token"];
+    if (typeof rotated === "string" && rotated) this.#refreshToken = rotated; // replaces the old one
+    this.#token = token;
+    this.fetched += 1;
+    return token;
+  }
+}
+
 export class Core {
   readonly baseUrl: string;
   readonly #origin: string;
@@ -301,6 +451,7 @@ export class Core {
   readonly #credentials: Map<string, string[]>;
   readonly #fetch: typeof fetch;
   #pacer: Promise<Pacer> | undefined;
+  readonly #tokenSources = new Map<string, TokenSource>();
 
   constructor(options: ClientOptions = {}) {
     this.#options = options;
@@ -315,7 +466,41 @@ export class Core {
         return typeof value === "string" && value ? value : environment(scheme.envs[index] ?? "");
       });
       if (values.every((v): v is string => v !== undefined)) this.#credentials.set(name, values);
+      if (scheme.oauth) {
+        const [id, secret, refresh] = scheme.oauth.options.map((option, index) => {
+          const value = option ? given[option] : undefined;
+          return typeof value === "string" && value ? value : environment(scheme.oauth?.envs[index] ?? "");
+        });
+        const source = new TokenSource(scheme.oauth, id, secret, refresh, this.baseUrl, this.#fetch);
+        if (source.usable) this.#tokenSources.set(name, source);
+      }
     }
+  }
+
+  /** The OAuth2 schemes whose tokens the client fetches for a call: those missing from the
+   * first alternative that is complete once they are fetched (none when one already is). */
+  #toFetch(call: Call): string[] {
+    const ordered = [...call.security].sort((a, b) => Number(a.length === 0) - Number(b.length === 0));
+    for (const alternative of ordered) {
+      const missing = alternative.filter((name) => !this.#credentials.has(name));
+      if (missing.every((name) => this.#tokenSources.has(name))) return missing;
+    }
+    return [];
+  }
+
+  /** A token per scheme to fetch (`stale`: the ones an answer refused, fetched again). */
+  async #tokens(call: Call, stale?: Map<string, string>): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const name of this.#toFetch(call)) {
+      const source = this.#tokenSources.get(name);
+      if (source) out.set(name, await source.get(stale?.get(name)));
+    }
+    return out;
+  }
+
+  /** How many tokens the client fetched for a scheme (a cached one is not counted). */
+  tokensFetched(scheme: string): number {
+    return this.#tokenSources.get(scheme)?.fetched ?? 0;
   }
 
   #pacerOf(): Promise<Pacer> | undefined {
@@ -326,10 +511,12 @@ export class Core {
   }
 
   /** The first alternative of the operation's security whose credentials are all set. */
-  #authenticate(call: Call, url: URL, headers: Headers): void {
+  #authenticate(call: Call, url: URL, headers: Headers, tokens?: Map<string, string>): void {
     if (call.security.length === 0) return;
+    const credentials = new Map(this.#credentials);
+    for (const [name, token] of tokens ?? []) credentials.set(name, [token]);
     const chosen = call.security.find((alternative) =>
-      alternative.every((name) => this.#credentials.has(name)),
+      alternative.every((name) => credentials.has(name)),
     );
     if (!chosen) {
       if (call.security.some((alternative) => alternative.length === 0)) return;
@@ -340,7 +527,7 @@ export class Core {
     }
     for (const name of chosen) {
       const scheme = SCHEMES[name];
-      const values = this.#credentials.get(name);
+      const values = credentials.get(name);
       if (!scheme || !values) continue;
       const [first = "", second = ""] = values;
       if (scheme.kind === "header") headers.set(scheme.wire, first);
@@ -372,7 +559,7 @@ export class Core {
     return url;
   }
 
-  #build(call: Call, options: RequestOptions): { url: URL; init: RequestInit } {
+  #build(call: Call, options: RequestOptions, tokens?: Map<string, string>): { url: URL; init: RequestInit } {
     const headers = new Headers(this.#options.headers);
     const given = this.#options as Record<string, unknown>;
     for (const [option, header] of Object.entries(CONTEXT_HEADERS)) {
@@ -390,7 +577,7 @@ export class Core {
     }
     const url = this.urlOf(call);
     if (cookies.length) headers.set("cookie", cookies.join("; "));
-    this.#authenticate(call, url, headers);
+    this.#authenticate(call, url, headers, tokens);
     if (call.accept) headers.set("accept", call.accept);
     for (const [key, value] of Object.entries(options.headers ?? {})) headers.set(key, value);
     const init: RequestInit = { method: call.method.toUpperCase(), headers };
@@ -441,8 +628,10 @@ export class Core {
       : 0;
     const timeout = options.timeout ?? this.#options.timeout ?? DEFAULT_TIMEOUT_MS;
     const pacer = await this.#pacerOf();
+    let tokens = await this.#tokens(call);
+    let renewed = tokens.size === 0; // one more try with fresh tokens after a 401
     for (let attempt = 0; ; attempt++) {
-      const { url, init } = this.#build(call, options);
+      const { url, init } = this.#build(call, options, tokens);
       const slot = await pacer?.acquire(options.signal);
       const controller = new AbortController();
       const onAbort = (): void => controller.abort(options.signal?.reason);
@@ -468,6 +657,13 @@ export class Core {
       options.signal?.removeEventListener("abort", onAbort);
       if (slot !== undefined) pacer?.done(slot, response.headers);
       if (response.ok) return response;
+      if (response.status === 401 && !renewed) {
+        renewed = true;
+        await response.body?.cancel();
+        tokens = await this.#tokens(call, tokens);
+        attempt--; // not a retry of its own
+        continue;
+      }
       if (RETRY_STATUSES.has(response.status) && attempt < maxRetries) {
         await response.body?.cancel();
         await sleep(retryAfter(response.headers) ?? backoff(attempt), options.signal);

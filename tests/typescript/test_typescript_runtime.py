@@ -1,8 +1,9 @@
-"""The TypeScript client's pagination and streamed answers, compiled by ONE tsc run and run by
+"""The TypeScript client's pagination, streamed answers and OAuth2 tokens, compiled by ONE tsc run and run by
 node against servers the node scripts start (node's `http` module, written as real APIs
 behave): every paging kind of the `pagination` feature fixture (`paging.mjs`) and the event
 streams, JSON Lines, NDJSON and JSON text sequences of the `event_streams` fixture, sent in
-chunks split mid-line, a stream stopped early cancelled (`streams.mjs`). Skips without node
+chunks split mid-line, a stream stopped early cancelled (`streams.mjs`); the `oauth` fixture's
+tokens fetched, cached, renewed and sent to HTTPS or loopback only (`oauth.mjs`). Skips without node
 or npm (fails under CI=true)."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ts_support import ROOT, TSCONFIG, tsc_or_skip
 
 FEATURES = ROOT / "tests" / "features"
 HERE = Path(__file__).parent
-PACKAGES = ("pagination", "event_streams")
+PACKAGES = ("pagination", "event_streams", "oauth")
 
 
 @pytest.fixture(scope="module")
@@ -74,4 +75,15 @@ def test_the_typescript_client_reads_streams_item_by_item(compiled: dict[str, st
         "events",
         "json-lines",
         "cancelled",
+    ]
+
+
+def test_the_typescript_client_fetches_its_oauth2_tokens(compiled: dict[str, str]) -> None:
+    assert run_node("oauth.mjs", compiled["oauth"]) == [
+        "client-credentials",
+        "401",
+        "expiry",
+        "refresh",
+        "discovery",
+        "https-only",
     ]
