@@ -208,7 +208,9 @@ def ts_page(api: Api, op: Operation, names: dict[str, str]) -> tuple[dict[str, A
     style.pop("item", None)
     array = schema_at(api, op, style.get("items", DEFAULTS["items"]))
     items = array.get("items") if isinstance(array, dict) else None
-    item = ts_type(items, ns="T.", answer=True, names=names) if isinstance(items, dict) else "unknown"
+    item = (
+        ts_type(items, ns="T.", answer=True, names=names) if isinstance(items, dict) else "unknown"
+    )
     return {camel(k): list(v) if isinstance(v, tuple) else v for k, v in style.items()}, item
 
 
