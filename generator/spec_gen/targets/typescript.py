@@ -30,6 +30,7 @@ __all__ = [
     "param_keys",
     "prop_key",
     "render_typescript",
+    "streamed",
     "ts_type",
     "type_name",
 ]
@@ -199,6 +200,19 @@ def _data_type(api: Api, model: str | None, names: dict[str, str]) -> tuple[str 
     return ts_type(data, ns="T.", answer=True, names=names), item
 
 
+def streamed(op: Operation) -> str | None:
+    """`events`, `jsonl` or `jsonseq` when the method answers an async iterable of items."""
+    raw = op.success.raw_media
+    if raw is None:
+        return None
+    if raw.content_type.startswith("text/event-stream"):
+        return "events"
+    kind = stream_kind(raw.content_type)
+    if kind is None or op.success.kind not in ("binary", "text"):
+        return None
+    return "jsonl" if kind == "json_lines" else "jsonseq"
+
+
 def ts_page(api: Api, op: Operation, names: dict[str, str]) -> tuple[dict[str, Any] | None, str]:
     """(the runtime's `PageStyle`, the item type) of a paging list, as the Python client pages
     it (`client.paging.page_style`: the same recognition), or (None, "")."""
@@ -250,12 +264,8 @@ def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str], names: Ali
     model = success.model
     raw = success.raw_media
     accept = ", ".join(m.content_type for m in success.media)
-    stream = stream_kind(raw.content_type) if raw is not None else None
     item = "T." + got[raw.item_model] if raw is not None and raw.item_model in got else None
-    if raw is not None and raw.content_type.startswith("text/event-stream"):
-        answer = "events"
-    elif stream is not None and answer in ("binary", "text"):
-        answer = "jsonl" if stream == "json_lines" else "jsonseq"
+    answer = streamed(op) or answer
     unwrap = False
     page: dict[str, Any] | None = None
     if answer == "none":
