@@ -198,8 +198,8 @@ const stream = new Response("event: tick\ndata: 1\n\n: comment\ndata: a\ndata: b
 const got = [];
 for await (const event of events(stream)) got.push(event);
 assert.deepEqual(got, [
-  { event: "tick", data: "1" },
-  { event: "message", data: "a\nb", id: "7" },
+  { event: "tick", data: "1", raw: "1" },
+  { event: "message", data: "a\nb", raw: "a\nb", id: "7" },
 ]);
 // an enum value the spec does not declare (yet) in an answer comes through as it is (the
 // answer types are open: `"live" | "test" | (string & {})`)

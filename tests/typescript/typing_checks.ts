@@ -46,3 +46,17 @@ export async function raw(): Promise<number> {
   await paced.apiKeys.list();
   return id + response.status;
 }
+
+// a paginated list's pages: typed items, the whole answer and the HTTP response
+export async function pages(): Promise<number> {
+  let statuses = 0;
+  for await (const page of client.contacts.list({ limit: 2 }).pages()) {
+    statuses += page.response.status;
+    for (const contact of page.data) {
+      // @ts-expect-error: the items are the spec's item schema, not text
+      const text: string = contact;
+      statuses += text.length;
+    }
+  }
+  return statuses;
+}

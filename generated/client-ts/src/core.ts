@@ -54,10 +54,13 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** One event of a `text/event-stream` answer. */
-export interface ServerSentEvent {
+/** One event of a `text/event-stream` answer: `data` parsed as the spec's schema of the data
+ * when it gives one (else the text), `raw` the data as sent, `id` the last event ID the
+ * stream set, `retry` the reconnection time (ms) this event set. */
+export interface ServerSentEvent<D = string> {
   event: string;
-  data: string;
+  data: D;
+  raw: string;
   id?: string;
   retry?: number;
 }
@@ -72,12 +75,16 @@ export interface Param {
 export interface Call {
   method: string;
   path: string;
+  /** An absolute URL (a next page's) sent instead of the path; its query is in `params`. */
+  url?: string;
   params: Param[];
   body?: unknown;
   bodyKind?: "json" | "form" | "multipart" | "binary" | "text";
   contentType?: string;
   accept?: string;
-  answer: "none" | "json" | "binary" | "text" | "events" | "mixed";
+  answer: "none" | "json" | "binary" | "text" | "events" | "jsonl" | "jsonseq" | "mixed";
+  /** A streamed answer's items are JSON (typed events: their data). */
+  typed?: boolean;
   unwrap?: boolean;
   retrySafe: boolean;
   security: string[][];
@@ -304,10 +311,12 @@ export class Core {
   }
 
   /** The first alternative of the operation's security whose credentials are all set. */
-  #authenticate(call: Call, url: URL, headers: Headers): void {
+  #authenticate(call: Call, url: URL, headers: Headers, tokens?: Map<string, string>): void {
     if (call.security.length === 0) return;
+    const credentials = new Map(this.#credentials);
+    for (const [name, token] of tokens ?? []) credentials.set(name, [token]);
     const chosen = call.security.find((alternative) =>
-      alternative.every((name) => this.#credentials.has(name)),
+      alternative.every((name) => credentials.has(name)),
     );
     if (!chosen) {
       if (call.security.some((alternative) => alternative.length === 0)) return;
@@ -318,7 +327,7 @@ export class Core {
     }
     for (const name of chosen) {
       const scheme = SCHEMES[name];
-      const values = this.#credentials.get(name);
+      const values = credentials.get(name);
       if (!scheme || !values) continue;
       const [first = "", second = ""] = values;
       if (scheme.kind === "header") headers.set(scheme.wire, first);
@@ -332,8 +341,25 @@ export class Core {
     }
   }
 
-  #build(call: Call, options: RequestOptions): { url: URL; init: RequestInit } {
+  /** The call's URL: path parameters filled in, the query appended (no credentials). */
+  urlOf(call: Call): URL {
     let path = call.path;
+    const query: [string, string][] = [];
+    for (const param of call.params) {
+      if (param.value === undefined || param.value === null) continue;
+      if (param.location === "path") {
+        path = path.replace(`{${param.wire}}`, encodePathValue(param.value));
+      } else if (param.location === "query") {
+        const values = Array.isArray(param.value) ? param.value : [param.value];
+        for (const value of values) query.push([param.wire, formValue(value)]);
+      }
+    }
+    const url = new URL(call.url ?? this.#origin + path);
+    for (const [key, value] of query) url.searchParams.append(key, value);
+    return url;
+  }
+
+  #build(call: Call, options: RequestOptions, tokens?: Map<string, string>): { url: URL; init: RequestInit } {
     const headers = new Headers(this.#options.headers);
     const given = this.#options as Record<string, unknown>;
     for (const [option, header] of Object.entries(CONTEXT_HEADERS)) {
@@ -341,25 +367,17 @@ export class Core {
       if (typeof value === "string" && call.params.some((p) => p.wire === header)) headers.set(header, value);
     }
     const cookies: string[] = [];
-    const query: [string, string][] = [];
     for (const param of call.params) {
       if (param.value === undefined) continue;
-      if (param.location === "path") {
-        path = path.replace(`{${param.wire}}`, encodePathValue(param.value));
-      } else if (param.location === "query") {
-        if (param.value === null) continue;
-        const values = Array.isArray(param.value) ? param.value : [param.value];
-        for (const value of values) query.push([param.wire, formValue(value)]);
-      } else if (param.location === "header") {
+      if (param.location === "header") {
         if (param.value !== null) headers.set(param.wire, formValue(param.value));
-      } else if (param.value !== null) {
+      } else if (param.location === "cookie" && param.value !== null) {
         cookies.push(`${param.wire}=${encodeURIComponent(formValue(param.value))}`);
       }
     }
-    const url = new URL(this.#origin + path);
-    for (const [key, value] of query) url.searchParams.append(key, value);
+    const url = this.urlOf(call);
     if (cookies.length) headers.set("cookie", cookies.join("; "));
-    this.#authenticate(call, url, headers);
+    this.#authenticate(call, url, headers, tokens);
     if (call.accept) headers.set("accept", call.accept);
     for (const [key, value] of Object.entries(options.headers ?? {})) headers.set(key, value);
     const init: RequestInit = { method: call.method.toUpperCase(), headers };
@@ -466,7 +484,9 @@ export class Core {
       await response.body?.cancel();
       return undefined;
     }
-    if (call.answer === "events") return events(response);
+    if (call.answer === "events") return events(response, call.typed ?? false);
+    if (call.answer === "jsonl") return jsonItems(response, "\n");
+    if (call.answer === "jsonseq") return jsonItems(response, "\x1e");
     const type = response.headers.get("content-type") ?? "";
     if (call.answer === "json" || (call.answer === "mixed" && /[/+]json\b/.test(type))) {
       const text = await response.text();
@@ -478,59 +498,166 @@ export class Core {
     return response.blob();
   }
 
-  /** Every item of every page: page-numbered lists follow `pagination.has_next`, offset lists
-   * advance `offset` by the items received until a short or empty page. */
-  paginate<I>(call: Call, style: { kind: "page" | "offset"; defaultLimit?: number }, options: RequestOptions): Paginator<I> {
+  /** Every item of every page, the next page asked for as the operation's `PageStyle` says. */
+  paginate<I>(call: Call, style: PageStyle, options: RequestOptions): Paginator<I> {
     return new Paginator<I>(this, call, style, options);
   }
 }
 
-interface Envelope {
-  data?: unknown[];
-  pagination?: { page?: number; has_next?: boolean };
+/** How one list operation pages (what the spec declares or its shapes show); every path is a
+ * list of wire names from the answer's top, `[]` the answer itself. */
+export interface PageStyle {
+  /** A page number, an offset, a cursor (body, header or last item), a URL in the body, or
+   * the `Link: <...>; rel="next"` header (RFC 8288). */
+  kind: "page" | "offset" | "cursor" | "url" | "link";
+  items?: string[];
+  pageParam?: string;
+  offsetParam?: string;
+  cursorParam?: string;
+  limitParam?: string;
+  defaultLimit?: number;
+  nextCursor?: string[];
+  cursorHeader?: string;
+  cursorFromLast?: string;
+  nextUrl?: string[];
+  hasMore?: string[];
+  total?: string[];
+  totalPages?: string[];
+  pageNumber?: string[];
+}
+
+/** One page: its items, the whole parsed answer (`body`), the envelope's `pagination` (when
+ * the items are its `data`) and the HTTP `response` it came in. */
+export interface Page<I> {
+  data: I[];
+  body: unknown;
+  pagination?: unknown;
+  response: Response;
+}
+
+/** The value at `path` (wire names) of a parsed answer; undefined when a step is missing. */
+export function dig(value: unknown, path: readonly string[]): unknown {
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value === null ? undefined : value;
+}
+
+/** The `rel="next"` target of a `Link` header (RFC 8288), or undefined. */
+export function linkNext(header: string | null): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(",")) {
+    const text = part.trim();
+    const close = text.indexOf(">");
+    if (!text.startsWith("<") || close < 0) continue;
+    for (const param of text.slice(close + 1).split(";")) {
+      const [name = "", value = ""] = param.trim().split("=", 2);
+      const rels = value.trim().replace(/^"|"$/g, "").toLowerCase().split(/\s+/);
+      if (name.trim().toLowerCase() === "rel" && rels.includes("next")) return text.slice(1, close);
+    }
+  }
+  return undefined;
+}
+
+function queryOf(call: Call, name: string): unknown {
+  return call.params.find((p) => p.location === "query" && p.wire === name)?.value;
+}
+
+function withQuery(call: Call, name: string, value: unknown): Call {
+  const params = call.params.filter((p) => !(p.location === "query" && p.wire === name));
+  return { ...call, params: [...params, { wire: name, location: "query", value }] };
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isInteger(value) ? value : undefined;
+}
+
+/** The call of the page after this one, or undefined on the last page. A next page on
+ * another origin than this one's is refused (the client's credentials would go with it). */
+export function nextCall<I>(call: Call, style: PageStyle, page: Page<I>, url: string): Call | undefined {
+  const body = page.body;
+  if (style.kind === "link" || style.kind === "url") {
+    const target = style.kind === "link" ? linkNext(page.response.headers.get("link")) : dig(body, style.nextUrl ?? []);
+    if (typeof target !== "string" || !target) return undefined;
+    const here = new URL(page.response.url || url);
+    const next = new URL(target, here);
+    if (next.origin !== here.origin) throw new APIError(`the next page is on another origin (${next.host}); not followed`);
+    const params: Param[] = call.params.filter((p) => p.location === "header" || p.location === "cookie");
+    for (const [wire, value] of next.searchParams) params.push({ wire, location: "query", value });
+    return { ...call, url: next.origin + next.pathname, params };
+  }
+  if (style.hasMore !== undefined && !dig(body, style.hasMore)) return undefined;
+  if (style.kind === "cursor") {
+    const param = style.cursorParam ?? "cursor";
+    let cursor: unknown;
+    if (style.cursorHeader) cursor = page.response.headers.get(style.cursorHeader) ?? undefined;
+    else if (style.cursorFromLast) cursor = dig(page.data[page.data.length - 1], [style.cursorFromLast]);
+    else cursor = dig(body, style.nextCursor ?? []);
+    if (cursor === undefined || cursor === "" || cursor === queryOf(call, param)) return undefined;
+    return withQuery(call, param, cursor);
+  }
+  if (page.data.length === 0) return undefined;
+  const given = Number(queryOf(call, style.limitParam ?? "limit"));
+  const limit = given || style.defaultLimit;
+  let counted = style.hasMore !== undefined;
+  if (style.kind === "page") {
+    const param = style.pageParam ?? "page";
+    const number = style.pageNumber ? dig(body, style.pageNumber) : undefined;
+    const current = Number(number || queryOf(call, param) || 1);
+    if (style.totalPages !== undefined) {
+      const pages = count(dig(body, style.totalPages));
+      if (pages !== undefined && current >= pages) return undefined;
+      counted ||= pages !== undefined;
+    }
+    if (style.total !== undefined && limit !== undefined) {
+      const total = count(dig(body, style.total));
+      if (total !== undefined && current * limit >= total) return undefined;
+      counted ||= total !== undefined;
+    }
+    if (!counted && limit !== undefined && page.data.length < limit) return undefined;
+    return withQuery(call, param, current + 1);
+  }
+  const param = style.offsetParam ?? "offset";
+  const offset = (Number(queryOf(call, param)) || 0) + page.data.length;
+  if (style.total !== undefined) {
+    const total = count(dig(body, style.total));
+    if (total !== undefined && offset >= total) return undefined;
+    counted ||= total !== undefined;
+  }
+  if (!counted && limit !== undefined && page.data.length < limit) return undefined;
+  return withQuery(call, param, offset);
 }
 
 /** The items of a paginated list, fetched page by page as they are iterated
- * (`for await (const item of client.x.list())`); `pages()` yields each page's envelope. */
+ * (`for await (const item of client.x.list())`): stopping the loop fetches no further page;
+ * `pages()` yields each `Page`. */
 export class Paginator<I> implements AsyncIterable<I> {
   readonly #core: Core;
   readonly #call: Call;
-  readonly #style: { kind: "page" | "offset"; defaultLimit?: number };
+  readonly #style: PageStyle;
   readonly #options: RequestOptions;
 
-  constructor(core: Core, call: Call, style: { kind: "page" | "offset"; defaultLimit?: number }, options: RequestOptions) {
+  constructor(core: Core, call: Call, style: PageStyle, options: RequestOptions) {
     this.#core = core;
     this.#call = call;
     this.#style = style;
     this.#options = options;
   }
 
-  /** Each page: its envelope (`data`, `pagination`, ...) and the HTTP `response` it came in. */
-  async *pages(): AsyncGenerator<{ data: I[]; pagination?: unknown; response: Response }> {
+  /** Each page: its items (`data`), the whole answer (`body`) and the HTTP `response`. */
+  async *pages(): AsyncGenerator<Page<I>> {
     let call: Call | undefined = { ...this.#call, unwrap: false };
     while (call !== undefined) {
-      const answer = await this.#core.request<Envelope>(call, this.#options).withResponse();
-      const envelope: Envelope = answer.data ?? {};
-      const data = (envelope.data ?? []) as I[];
-      yield { ...envelope, data, response: answer.response };
-      if (this.#style.kind === "page") {
-        const page: Envelope["pagination"] = envelope.pagination;
-        call = page?.has_next ? this.#next(call, "page", (page.page ?? 1) + 1) : undefined;
-      } else {
-        const given = (this.#paramOf(call, "limit") ?? this.#style.defaultLimit) as number | undefined;
-        const offset = ((this.#paramOf(call, "offset") as number | undefined) ?? 0) + data.length;
-        call = data.length === 0 || (given !== undefined && data.length < given) ? undefined : this.#next(call, "offset", offset);
-      }
+      const answer = await this.#core.request<unknown>(call, this.#options).withResponse();
+      const body = answer.data;
+      const items = dig(body, this.#style.items ?? ["data"]);
+      const data = (Array.isArray(items) ? items : []) as I[];
+      const page: Page<I> = { data, body, response: answer.response };
+      if (this.#style.items === undefined) page.pagination = dig(body, ["pagination"]);
+      yield page;
+      call = nextCall(call, this.#style, page, this.#core.urlOf(call).href);
     }
-  }
-
-  #paramOf(call: Call, name: string): unknown {
-    return call.params.find((p) => p.location === "query" && p.wire === name)?.value;
-  }
-
-  #next(call: Call, name: string, value: number): Call {
-    const params = call.params.filter((p) => !(p.location === "query" && p.wire === name));
-    return { ...call, params: [...params, { wire: name, location: "query", value }] };
   }
 
   /** The first page's items only. */
@@ -551,42 +678,95 @@ export class Paginator<I> implements AsyncIterable<I> {
   }
 }
 
-/** A `text/event-stream` answer, event by event. */
-export async function* events(response: Response): AsyncGenerator<ServerSentEvent> {
+/** The data that ends a typed event stream (the convention of LLM-style APIs): no event. */
+export const DONE = "[DONE]";
+
+/** An answer's text as it arrives, line by line (split at CR, LF or CRLF, a CRLF split
+ * across chunks too; the last line without its end included); the stream is cancelled
+ * when the reader stops early. */
+async function* lines(response: Response): AsyncGenerator<string> {
   if (!response.body) return;
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
-  let event: ServerSentEvent = { event: "message", data: "" };
-  let lines: string[] = [];
+  let afterCr = false;
+  let finished = false;
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (value) buffer += value;
-      const parts = buffer.split(/\r\n|\r|\n/);
-      buffer = done ? "" : (parts.pop() ?? "");
-      if (done && parts.length && parts[parts.length - 1] !== "") parts.push("");
-      for (const line of parts) {
-        if (line === "") {
-          if (lines.length) {
-            event.data = lines.join("\n");
-            yield event;
-          }
-          event = { event: "message", data: "" };
-          lines = [];
-          continue;
-        }
-        if (line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-        if (field === "data") lines.push(text);
-        else if (field === "event") event.event = text;
-        else if (field === "id") event.id = text;
-        else if (field === "retry" && /^\d+$/.test(text)) event.retry = Number(text);
+      if (done) {
+        finished = true;
+        if (buffer) yield buffer;
+        return;
       }
-      if (done) return;
+      let text = value;
+      if (afterCr && text.startsWith("\n")) text = text.slice(1);
+      afterCr = text.endsWith("\r");
+      const parts = (buffer + text).split(/\r\n|\r|\n/);
+      buffer = parts.pop() ?? "";
+      yield* parts;
     }
   } finally {
+    if (!finished) await reader.cancel();
     reader.releaseLock();
   }
+}
+
+/** A `text/event-stream` answer, event by event (the WHATWG parsing rules: `field: value`
+ * lines, `:` comments, a blank line dispatches, `data` lines joined by `\n`, a leading BOM
+ * dropped, an unfinished event at the end dropped). `typed`: each event's data is JSON,
+ * and a `[DONE]` data ends the stream. Ending the loop early cancels the stream. */
+export function events(response: Response): AsyncGenerator<ServerSentEvent>;
+export function events<D>(response: Response, typed: true): AsyncGenerator<ServerSentEvent<D>>;
+export function events(response: Response, typed: boolean): AsyncGenerator<ServerSentEvent<unknown>>;
+export async function* events(response: Response, typed = false): AsyncGenerator<ServerSentEvent<unknown>> {
+  let data: string[] = [];
+  let event = "";
+  let id: string | undefined;
+  let retry: number | undefined;
+  let first = true;
+  for await (let line of lines(response)) {
+    if (first) {
+      first = false;
+      line = line.replace(/^\uFEFF/, "");
+    }
+    if (line === "") {
+      if (data.length) {
+        const raw = data.join("\n");
+        if (typed && raw === DONE) return;
+        const out: ServerSentEvent<unknown> = { event: event || "message", data: typed ? JSON.parse(raw) : raw, raw };
+        if (id !== undefined) out.id = id;
+        if (retry !== undefined) out.retry = retry;
+        yield out;
+      }
+      data = [];
+      event = "";
+      retry = undefined;
+      continue;
+    }
+    if (line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "data") data.push(text);
+    else if (field === "event") event = text;
+    else if (field === "id" && !text.includes("\0")) id = text;
+    else if (field === "retry" && /^\d+$/.test(text)) retry = Number(text);
+  }
+}
+
+/** A sequence of JSON texts, item by item: one per line (`application/jsonl`,
+ * `application/x-ndjson`; `separator` "\n") or each after an RS (`application/json-seq`,
+ * RFC 7464; "\x1e"); blank ones skipped. Ending the loop early cancels the stream. */
+export async function* jsonItems<T = unknown>(response: Response, separator: string): AsyncGenerator<T> {
+  if (separator === "\n") {
+    for await (const line of lines(response)) if (line.trim()) yield JSON.parse(line) as T;
+    return;
+  }
+  let buffer = "";
+  for await (const line of lines(response)) {
+    const records = (buffer + line + "\n").split(separator);
+    buffer = records.pop() ?? "";
+    for (const record of records) if (record.trim()) yield JSON.parse(record) as T;
+  }
+  if (buffer.trim()) yield JSON.parse(buffer) as T;
 }

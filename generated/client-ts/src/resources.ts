@@ -326,11 +326,11 @@ export class WebhooksDeliveriesResource {
       ],
       accept: "application/json",
       answer: "json" as const,
-      unwrap: true,
+      unwrap: false,
       retrySafe: true,
       security: [["ApiKey"]],
     };
-    return this.#core.paginate<T.WebhookDelivery>(call, {"kind": "page", "defaultLimit": 50} as { kind: "page" | "offset"; defaultLimit?: number }, options);
+    return this.#core.paginate<T.WebhookDelivery>(call, {"kind": "page", "pageNumber": ["pagination", "page"], "hasMore": ["pagination", "has_next"], "defaultLimit": 50}, options);
   }
 }
 
@@ -381,11 +381,11 @@ export class SuppressionsResource {
       ],
       accept: "application/json",
       answer: "json" as const,
-      unwrap: true,
+      unwrap: false,
       retrySafe: true,
       security: [["ApiKey"]],
     };
-    return this.#core.paginate<T.SuppressionRecord>(call, {"kind": "offset", "defaultLimit": 50} as { kind: "page" | "offset"; defaultLimit?: number }, options);
+    return this.#core.paginate<T.SuppressionRecord>(call, {"kind": "offset", "defaultLimit": 50}, options);
   }
 
   /**
@@ -512,11 +512,11 @@ export class ContactsResource {
       ],
       accept: "application/json",
       answer: "json" as const,
-      unwrap: true,
+      unwrap: false,
       retrySafe: true,
       security: [["ApiKey"]],
     };
-    return this.#core.paginate<T.ContactRecord>(call, {"kind": "page", "defaultLimit": 50} as { kind: "page" | "offset"; defaultLimit?: number }, options);
+    return this.#core.paginate<T.ContactRecord>(call, {"kind": "page", "pageNumber": ["pagination", "page"], "hasMore": ["pagination", "has_next"], "defaultLimit": 50}, options);
   }
 
   /**
@@ -605,11 +605,11 @@ export class ContactsResource {
       contentType: "application/json",
       accept: "application/json",
       answer: "json" as const,
-      unwrap: true,
+      unwrap: false,
       retrySafe: true,
       security: [["ApiKey"]],
     };
-    return this.#core.paginate<T.ContactRecord>(call, {"kind": "page", "defaultLimit": 50} as { kind: "page" | "offset"; defaultLimit?: number }, options);
+    return this.#core.paginate<T.ContactRecord>(call, {"kind": "page", "pageNumber": ["pagination", "page"], "hasMore": ["pagination", "has_next"], "defaultLimit": 50}, options);
   }
 
   /**
@@ -857,11 +857,11 @@ export class ListsResource {
       ],
       accept: "application/json",
       answer: "json" as const,
-      unwrap: true,
+      unwrap: false,
       retrySafe: true,
       security: [["ApiKey"]],
     };
-    return this.#core.paginate<T.ListRecord>(call, {"kind": "page", "defaultLimit": 50} as { kind: "page" | "offset"; defaultLimit?: number }, options);
+    return this.#core.paginate<T.ListRecord>(call, {"kind": "page", "pageNumber": ["pagination", "page"], "hasMore": ["pagination", "has_next"], "defaultLimit": 50}, options);
   }
 
   /**

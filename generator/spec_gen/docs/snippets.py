@@ -98,7 +98,7 @@ def typescript_example(
 ) -> str:
     """The TypeScript client's call (`targets/typescript.py`'s names: the Python client's, in
     camelCase), credentials from `process.env`."""
-    from ..targets.typescript import body_fields, camel, param_keys, prop_key
+    from ..targets.typescript import body_fields, camel, param_keys, prop_key, streamed
 
     op = example.op
     fields = [f"{camel(p.py_name)}: {json.dumps(value)}" for p, value in example.arguments]
@@ -135,6 +135,12 @@ def typescript_example(
     ]
     if view.page:
         lines += [f"for await (const item of {call}({argument})) {{", "  console.log(item);", "}"]
+    elif streamed(op):
+        lines += [
+            f"for await (const item of await {call}({argument})) {{",
+            "  console.log(item);",
+            "}",
+        ]
     elif view.returns == "None":
         lines.append(f"await {call}({argument});")
     else:

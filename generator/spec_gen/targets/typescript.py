@@ -15,10 +15,12 @@ from typing import Any
 
 from ..core.naming import words
 from ..ir import Api, Operation, Param
+from ..ir.media import stream_kind
 from . import Target
 from .client.auth import Scheme, primary_scheme, schemes
 from .client.facts import context_headers, rate_limits, status_errors, webhook_signature
 from .client.names import client_paths
+from .client.paging import DEFAULTS, page_style, schema_at
 from .typescript_types import Aliases, aliases, literal, prop_key, ts_type, type_name, union
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "param_keys",
     "prop_key",
     "render_typescript",
+    "streamed",
     "ts_type",
     "type_name",
 ]
@@ -87,7 +90,8 @@ class TsOp:
     returns: str  # the method's result type (the item type when paginated)
     unwrap: bool  # the answer's `data` is the result
     answer: str  # none | json | binary | text | events | mixed
-    page: dict[str, Any] | None
+    page: dict[str, Any] | None  # the runtime's PageStyle
+    typed: bool  # an event stream's data is JSON of a known schema
     retry_safe: bool
     security: list[list[str]]  # alternatives of scheme names; [] = anonymous
     accept: str
@@ -196,6 +200,34 @@ def _data_type(api: Api, model: str | None, names: dict[str, str]) -> tuple[str 
     return ts_type(data, ns="T.", answer=True, names=names), item
 
 
+def streamed(op: Operation) -> str | None:
+    """`events`, `jsonl` or `jsonseq` when the method answers an async iterable of items."""
+    raw = op.success.raw_media
+    if raw is None:
+        return None
+    if raw.content_type.startswith("text/event-stream"):
+        return "events"
+    kind = stream_kind(raw.content_type)
+    if kind is None or op.success.kind not in ("binary", "text"):
+        return None
+    return "jsonl" if kind == "json_lines" else "jsonseq"
+
+
+def ts_page(api: Api, op: Operation, names: dict[str, str]) -> tuple[dict[str, Any] | None, str]:
+    """(the runtime's `PageStyle`, the item type) of a paging list, as the Python client pages
+    it (`client.paging.page_style`: the same recognition), or (None, "")."""
+    style, _ = page_style(api, op, set(api.schemas))
+    if style is None:
+        return None, ""
+    style.pop("item", None)
+    array = schema_at(api, op, style.get("items", DEFAULTS["items"]))
+    items = array.get("items") if isinstance(array, dict) else None
+    item = (
+        ts_type(items, ns="T.", answer=True, names=names) if isinstance(items, dict) else "unknown"
+    )
+    return {camel(k): list(v) if isinstance(v, tuple) else v for k, v in style.items()}, item
+
+
 def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str], names: Aliases) -> TsOp:
     sent = names.request
     params = []
@@ -232,27 +264,24 @@ def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str], names: Ali
     model = success.model
     raw = success.raw_media
     accept = ", ".join(m.content_type for m in success.media)
-    if raw is not None and raw.content_type.startswith("text/event-stream"):
-        answer = "events"
+    item = "T." + got[raw.item_model] if raw is not None and raw.item_model in got else None
+    answer = streamed(op) or answer
     unwrap = False
     page: dict[str, Any] | None = None
     if answer == "none":
         returns = "void"
     elif answer == "events":
-        returns = "AsyncIterable<ServerSentEvent>"
+        returns = f"AsyncIterable<ServerSentEvent{'<' + item + '>' if item else ''}>"
+    elif answer in ("jsonl", "jsonseq"):
+        returns = f"AsyncIterable<{item or 'unknown'}>"
     elif answer in ("binary", "text", "mixed"):
         plain = "Blob" if raw is not None and raw.kind == "binary" else "string"
         returns = f"T.{got.get(model, model)} | {plain}" if answer == "mixed" and model else plain
     elif model:
-        data, item = _data_type(api, model, got)
-        if op.pagination in ("page", "offset") and item is not None:
-            returns, unwrap = item, True
-            limit = next(
-                (p for p in op.params if p.name == "limit" and p.location == "query"), None
-            )
-            page = {"kind": op.pagination}
-            if limit is not None and isinstance(limit.default, int):
-                page = {"kind": op.pagination, "defaultLimit": limit.default}
+        data, _ = _data_type(api, model, got)
+        page, page_item = ts_page(api, op, got)
+        if page is not None:
+            returns = page_item
         elif data is not None:
             returns, unwrap = data, True
         else:
@@ -276,6 +305,7 @@ def ts_op(api: Api, op: Operation, path: tuple[tuple[str, ...], str], names: Ali
         unwrap=unwrap,
         answer=answer,
         page=page,
+        typed=item is not None and answer == "events",
         retry_safe=safe,
         security=[list(alt) for alt in op.security],
         accept=accept,
@@ -312,13 +342,35 @@ class TsScheme:
     wire: str
     options: tuple[str, ...]
     envs: tuple[str, ...]
+    oauth: dict[str, Any] | None = None  # where the client fetches its tokens (OAuth2, OIDC)
+
+    @property
+    def oauth_options(self) -> list[tuple[str, str, str]]:
+        """(option, environment variable, what it holds) of each token-fetching credential."""
+        if self.oauth is None:
+            return []
+        held = ("client id", "client secret", "refresh token")
+        pairs = zip(self.oauth["options"], self.oauth["envs"], held, strict=True)
+        return [(o, e, h) for o, e, h in pairs if o]
 
 
 def ts_schemes(table: dict[str, Scheme]) -> list[TsScheme]:
-    return [
-        TsScheme(s.name, s.kind, s.wire_name, tuple(camel(o) for o in s.options), s.envs)
-        for s in table.values()
-    ]
+    out = []
+    for s in table.values():
+        oauth = None
+        if s.oauth is not None:
+            o = s.oauth
+            oauth = {
+                "tokenUrl": o.token_url,
+                "refreshUrl": o.refresh_url,
+                "discoveryUrl": o.discovery_url,
+                "scopes": list(o.scopes),
+                "options": [camel(n) if n else "" for n in o.options],
+                "envs": list(o.envs),
+            }
+        options = tuple(camel(o) for o in s.options)
+        out.append(TsScheme(s.name, s.kind, s.wire_name, options, s.envs, oauth))
+    return out
 
 
 def error_classes(api: Api, names: dict[str, str]) -> list[dict[str, Any]]:
@@ -364,6 +416,7 @@ def render_typescript(target: Target, api: Api, env_prefix: str) -> dict[str, st
         "roots": roots,
         "types": names.declarations,
         "schemes": ts_schemes(table),
+        "oauth": any(s.oauth is not None for s in table.values()),
         "primary_scheme": primary.name if primary else None,
         "rate_limits": [[count, int(window * 1000)] for count, window in rate_limits(api)],
         "context_headers": {camel(k): v for k, v in context_headers(api).items()},

@@ -153,6 +153,11 @@ def items_path(api: Api, schema: dict[str, Any]) -> tuple[str, ...] | None:
     return (named[0],) if len(named) == 1 else None
 
 
+def schema_at(api: Api, op: Operation, path: tuple[str, ...]) -> dict[str, Any] | None:
+    """The schema at `path` (wire names) of the operation's JSON answer."""
+    return _at(api, _answer(api, op), path)
+
+
 def item_annotation(api: Api, schema: dict[str, Any], known: set[str]) -> str:
     items = schema.get("items") or {}
     name = schema_ref_name(items)

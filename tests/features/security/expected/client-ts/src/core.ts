@@ -49,8 +49,18 @@ export interface ClientOptions {
   cookieKey?: string;
   /** oauth (bearer); default: `SECURITY_OAUTH_TOKEN` */
   oauthToken?: string;
+  /** oauth: the OAuth2 client id the client fetches tokens with when no token is given; default: `SECURITY_OAUTH_CLIENT_ID` */
+  oauthClientId?: string;
+  /** oauth: the OAuth2 client secret the client fetches tokens with when no token is given; default: `SECURITY_OAUTH_CLIENT_SECRET` */
+  oauthClientSecret?: string;
   /** oidc (bearer); default: `SECURITY_OIDC_TOKEN` */
   oidcToken?: string;
+  /** oidc: the OAuth2 client id the client fetches tokens with when no token is given; default: `SECURITY_OIDC_CLIENT_ID` */
+  oidcClientId?: string;
+  /** oidc: the OAuth2 client secret the client fetches tokens with when no token is given; default: `SECURITY_OIDC_CLIENT_SECRET` */
+  oidcClientSecret?: string;
+  /** oidc: the OAuth2 refresh token the client fetches tokens with when no token is given; default: `SECURITY_OIDC_REFRESH_TOKEN` */
+  oidcRefreshToken?: string;
 }
 
 const CONTEXT_HEADERS: Record<string, string> = {};
@@ -64,10 +74,13 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** One event of a `text/event-stream` answer. */
-export interface ServerSentEvent {
+/** One event of a `text/event-stream` answer: `data` parsed as the spec's schema of the data
+ * when it gives one (else the text), `raw` the data as sent, `id` the last event ID the
+ * stream set, `retry` the reconnection time (ms) this event set. */
+export interface ServerSentEvent<D = string> {
   event: string;
-  data: string;
+  data: D;
+  raw: string;
   id?: string;
   retry?: number;
 }
@@ -82,12 +95,16 @@ export interface Param {
 export interface Call {
   method: string;
   path: string;
+  /** An absolute URL (a next page's) sent instead of the path; its query is in `params`. */
+  url?: string;
   params: Param[];
   body?: unknown;
   bodyKind?: "json" | "form" | "multipart" | "binary" | "text";
   contentType?: string;
   accept?: string;
-  answer: "none" | "json" | "binary" | "text" | "events" | "mixed";
+  answer: "none" | "json" | "binary" | "text" | "events" | "jsonl" | "jsonseq" | "mixed";
+  /** A streamed answer's items are JSON (typed events: their data). */
+  typed?: boolean;
   unwrap?: boolean;
   retrySafe: boolean;
   security: string[][];
@@ -98,6 +115,7 @@ interface Scheme {
   wire: string;
   options: string[];
   envs: string[];
+  oauth?: OAuthFlows;
 }
 
 const SCHEMES: Record<string, Scheme> = {
@@ -106,8 +124,8 @@ const SCHEMES: Record<string, Scheme> = {
   "header_key": { kind: "header", wire: "X-API-Key", options: ["headerKey"], envs: ["SECURITY_HEADER_KEY"] },
   "query_key": { kind: "query", wire: "api_key", options: ["queryKey"], envs: ["SECURITY_QUERY_KEY"] },
   "cookie_key": { kind: "cookie", wire: "key", options: ["cookieKey"], envs: ["SECURITY_COOKIE_KEY"] },
-  "oauth": { kind: "bearer", wire: "Authorization", options: ["oauthToken"], envs: ["SECURITY_OAUTH_TOKEN"] },
-  "oidc": { kind: "bearer", wire: "Authorization", options: ["oidcToken"], envs: ["SECURITY_OIDC_TOKEN"] },
+  "oauth": { kind: "bearer", wire: "Authorization", options: ["oauthToken"], envs: ["SECURITY_OAUTH_TOKEN"], oauth: {"tokenUrl": "https://example.com/token", "refreshUrl": "", "discoveryUrl": "", "scopes": ["read"], "options": ["oauthClientId", "oauthClientSecret", ""], "envs": ["SECURITY_OAUTH_CLIENT_ID", "SECURITY_OAUTH_CLIENT_SECRET", ""]} },
+  "oidc": { kind: "bearer", wire: "Authorization", options: ["oidcToken"], envs: ["SECURITY_OIDC_TOKEN"], oauth: {"tokenUrl": "", "refreshUrl": "", "discoveryUrl": "https://example.com/.well-known/openid-configuration", "scopes": [], "options": ["oidcClientId", "oidcClientSecret", "oidcRefreshToken"], "envs": ["SECURITY_OIDC_CLIENT_ID", "SECURITY_OIDC_CLIENT_SECRET", "SECURITY_OIDC_REFRESH_TOKEN"]} },
 };
 
 function environment(name: string): string | undefined {
@@ -287,6 +305,145 @@ export class Pacer {
   }
 }
 
+/** Where an OAuth2 / OpenID Connect scheme's tokens are fetched (RFC 6749). */
+interface OAuthFlows {
+  tokenUrl: string; // the clientCredentials flow's
+  refreshUrl: string; // where a refresh token is exchanged
+  discoveryUrl: string; // an OpenID Connect discovery document (its token_endpoint)
+  scopes: string[];
+  options: string[]; // the client options holding the client id, client secret, refresh token
+  envs: string[];
+}
+
+/** Milliseconds before its expiry a token is fetched again (at most a tenth of its lifetime). */
+const RENEW_BEFORE_MS = 30_000;
+
+function loopback(host: string): boolean {
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** `url` (relative to `base` when not absolute), refused unless HTTPS or loopback HTTP: the
+ * client's OAuth2 credentials go nowhere else. */
+function endpoint(url: string, base: string): string {
+  const absolute = new URL(url, base.replace(/\/+$/, "") + "/");
+  if (absolute.protocol === "https:" || (absolute.protocol === "http:" && loopback(absolute.hostname))) return absolute.href;
+  throw new APIError(`refusing to send OAuth2 credentials to ${absolute.href}: not HTTPS`);
+}
+
+function formEncoded(text: string): string {
+  return new URLSearchParams([["", text]]).toString().slice(1);
+}
+
+/** The tokens of one OAuth2 scheme for the client's credentials: client credentials (HTTP
+ * Basic, RFC 6749 2.3.1) or a refresh token, sent only to the token endpoint, never along a
+ * redirect. A token is cached until shortly before it expires (`expires_in`); calls waiting
+ * for one share one request. */
+class TokenSource {
+  readonly #flows: OAuthFlows;
+  readonly #clientId: string | undefined;
+  readonly #clientSecret: string | undefined;
+  #refreshToken: string | undefined;
+  readonly #baseUrl: string;
+  readonly #fetch: typeof fetch;
+  #tokenUrl = "";
+  #refreshUrl = "";
+  #token: string | undefined;
+  #expiresAt: number | undefined;
+  #pending: Promise<string> | undefined;
+  /** How many tokens were fetched. */
+  fetched = 0;
+
+  constructor(flows: OAuthFlows, clientId: string | undefined, clientSecret: string | undefined, refreshToken: string | undefined, baseUrl: string, fetcher: typeof fetch) {
+    this.#flows = flows;
+    this.#clientId = clientId;
+    this.#clientSecret = clientSecret;
+    this.#refreshToken = refreshToken;
+    this.#baseUrl = baseUrl;
+    this.#fetch = fetcher;
+  }
+
+  /** Whether the credentials given can fetch a token. */
+  get usable(): boolean {
+    const flows = this.#flows;
+    if (this.#refreshToken && (flows.refreshUrl || flows.discoveryUrl)) return true;
+    return Boolean(this.#clientId && this.#clientSecret && (flows.tokenUrl || flows.discoveryUrl));
+  }
+
+  /** A valid token, fetched when there is none, it expires soon, or it is `stale`. */
+  get(stale?: string): Promise<string> {
+    if (stale !== undefined && this.#token === stale) this.#token = undefined;
+    if (this.#token !== undefined && (this.#expiresAt === undefined || performance.now() < this.#expiresAt)) {
+      return Promise.resolve(this.#token);
+    }
+    this.#pending ??= this.#fetchToken().finally(() => {
+      this.#pending = undefined;
+    });
+    return this.#pending;
+  }
+
+  async #post(url: string, init: RequestInit): Promise<unknown> {
+    const response = await this.#fetch(url, { ...init, redirect: "manual" });
+    const text = await response.text();
+    if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
+      throw new APIError(`the token endpoint redirected (${url}): not followed`);
+    }
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: the text as it is
+    }
+    if (!response.ok) throw errorFor(response.status, `${response.status}: ${text.slice(0, 200)}`, body, response.headers);
+    return body;
+  }
+
+  async #fetchToken(): Promise<string> {
+    const flows = this.#flows;
+    if (!this.#tokenUrl && !this.#refreshUrl) {
+      this.#tokenUrl = flows.tokenUrl ? endpoint(flows.tokenUrl, this.#baseUrl) : "";
+      this.#refreshUrl = flows.refreshUrl ? endpoint(flows.refreshUrl, this.#baseUrl) : "";
+      if (flows.discoveryUrl && !this.#tokenUrl && !this.#refreshUrl) {
+        const discovery = endpoint(flows.discoveryUrl, this.#baseUrl);
+        const document = await this.#post(discovery, { method: "GET", headers: { accept: "application/json" } });
+        const found = typeof document === "object" && document !== null ? (document as { token_endpoint?: unknown }).token_endpoint : undefined;
+        if (typeof found !== "string" || !found) throw new APIError(`no token_endpoint in ${discovery}`);
+        this.#tokenUrl = this.#refreshUrl = endpoint(found, discovery);
+      }
+    }
+    const headers = new Headers({ accept: "application/json", "content-type": "application/x-www-form-urlencoded" });
+    const form = new URLSearchParams();
+    let url: string;
+    if (this.#refreshToken && this.#refreshUrl) {
+      url = this.#refreshUrl;
+      form.set("grant_type", "refresh_token");
+      form.set("refresh_token", this.#refreshToken);
+    } else if (this.#clientId && this.#clientSecret && this.#tokenUrl) {
+      url = this.#tokenUrl;
+      form.set("grant_type", "client_credentials");
+      if (flows.scopes.length) form.set("scope", flows.scopes.join(" "));
+    } else {
+      throw new APIError("no OAuth2 credentials: pass a client id and secret, or a refresh token");
+    }
+    if (this.#clientId && this.#clientSecret) {
+      headers.set("authorization", `Basic ${btoa(`${formEncoded(this.#clientId)}:${formEncoded(this.#clientSecret)}`)}`);
+    } else if (this.#clientId) {
+      form.set("client_id", this.#clientId); // a public client (RFC 6749 3.2.1)
+    }
+    const answer = (await this.#post(url, { method: "POST", headers, body: form })) as Record<string, unknown> | undefined;
+    const token = answer?.["access_token"];
+    if (typeof token !== "string" || !token) throw new APIError(`the token endpoint answered no access_token (${url})`);
+    const lifetime = Number(answer?.["expires_in"]);
+    this.#expiresAt = Number.isFinite(lifetime) && answer?.["expires_in"] !== null
+      ? performance.now() + (lifetime - Math.min(RENEW_BEFORE_MS / 1000, lifetime / 10)) * 1000
+      : undefined;
+    const rotated = answer?.["refresh_token"];
+    if (typeof rotated === "string" && rotated) this.#refreshToken = rotated; // replaces the old one
+    this.#token = token;
+    this.fetched += 1;
+    return token;
+  }
+}
+
 export class Core {
   readonly baseUrl: string;
   readonly #origin: string;
@@ -294,6 +451,7 @@ export class Core {
   readonly #credentials: Map<string, string[]>;
   readonly #fetch: typeof fetch;
   #pacer: Promise<Pacer> | undefined;
+  readonly #tokenSources = new Map<string, TokenSource>();
 
   constructor(options: ClientOptions = {}) {
     this.#options = options;
@@ -308,7 +466,41 @@ export class Core {
         return typeof value === "string" && value ? value : environment(scheme.envs[index] ?? "");
       });
       if (values.every((v): v is string => v !== undefined)) this.#credentials.set(name, values);
+      if (scheme.oauth) {
+        const [id, secret, refresh] = scheme.oauth.options.map((option, index) => {
+          const value = option ? given[option] : undefined;
+          return typeof value === "string" && value ? value : environment(scheme.oauth?.envs[index] ?? "");
+        });
+        const source = new TokenSource(scheme.oauth, id, secret, refresh, this.baseUrl, this.#fetch);
+        if (source.usable) this.#tokenSources.set(name, source);
+      }
     }
+  }
+
+  /** The OAuth2 schemes whose tokens the client fetches for a call: those missing from the
+   * first alternative that is complete once they are fetched (none when one already is). */
+  #toFetch(call: Call): string[] {
+    const ordered = [...call.security].sort((a, b) => Number(a.length === 0) - Number(b.length === 0));
+    for (const alternative of ordered) {
+      const missing = alternative.filter((name) => !this.#credentials.has(name));
+      if (missing.every((name) => this.#tokenSources.has(name))) return missing;
+    }
+    return [];
+  }
+
+  /** A token per scheme to fetch (`stale`: the ones an answer refused, fetched again). */
+  async #tokens(call: Call, stale?: Map<string, string>): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const name of this.#toFetch(call)) {
+      const source = this.#tokenSources.get(name);
+      if (source) out.set(name, await source.get(stale?.get(name)));
+    }
+    return out;
+  }
+
+  /** How many tokens the client fetched for a scheme (a cached one is not counted). */
+  tokensFetched(scheme: string): number {
+    return this.#tokenSources.get(scheme)?.fetched ?? 0;
   }
 
   #pacerOf(): Promise<Pacer> | undefined {
@@ -319,10 +511,12 @@ export class Core {
   }
 
   /** The first alternative of the operation's security whose credentials are all set. */
-  #authenticate(call: Call, url: URL, headers: Headers): void {
+  #authenticate(call: Call, url: URL, headers: Headers, tokens?: Map<string, string>): void {
     if (call.security.length === 0) return;
+    const credentials = new Map(this.#credentials);
+    for (const [name, token] of tokens ?? []) credentials.set(name, [token]);
     const chosen = call.security.find((alternative) =>
-      alternative.every((name) => this.#credentials.has(name)),
+      alternative.every((name) => credentials.has(name)),
     );
     if (!chosen) {
       if (call.security.some((alternative) => alternative.length === 0)) return;
@@ -333,7 +527,7 @@ export class Core {
     }
     for (const name of chosen) {
       const scheme = SCHEMES[name];
-      const values = this.#credentials.get(name);
+      const values = credentials.get(name);
       if (!scheme || !values) continue;
       const [first = "", second = ""] = values;
       if (scheme.kind === "header") headers.set(scheme.wire, first);
@@ -347,8 +541,25 @@ export class Core {
     }
   }
 
-  #build(call: Call, options: RequestOptions): { url: URL; init: RequestInit } {
+  /** The call's URL: path parameters filled in, the query appended (no credentials). */
+  urlOf(call: Call): URL {
     let path = call.path;
+    const query: [string, string][] = [];
+    for (const param of call.params) {
+      if (param.value === undefined || param.value === null) continue;
+      if (param.location === "path") {
+        path = path.replace(`{${param.wire}}`, encodePathValue(param.value));
+      } else if (param.location === "query") {
+        const values = Array.isArray(param.value) ? param.value : [param.value];
+        for (const value of values) query.push([param.wire, formValue(value)]);
+      }
+    }
+    const url = new URL(call.url ?? this.#origin + path);
+    for (const [key, value] of query) url.searchParams.append(key, value);
+    return url;
+  }
+
+  #build(call: Call, options: RequestOptions, tokens?: Map<string, string>): { url: URL; init: RequestInit } {
     const headers = new Headers(this.#options.headers);
     const given = this.#options as Record<string, unknown>;
     for (const [option, header] of Object.entries(CONTEXT_HEADERS)) {
@@ -356,25 +567,17 @@ export class Core {
       if (typeof value === "string" && call.params.some((p) => p.wire === header)) headers.set(header, value);
     }
     const cookies: string[] = [];
-    const query: [string, string][] = [];
     for (const param of call.params) {
       if (param.value === undefined) continue;
-      if (param.location === "path") {
-        path = path.replace(`{${param.wire}}`, encodePathValue(param.value));
-      } else if (param.location === "query") {
-        if (param.value === null) continue;
-        const values = Array.isArray(param.value) ? param.value : [param.value];
-        for (const value of values) query.push([param.wire, formValue(value)]);
-      } else if (param.location === "header") {
+      if (param.location === "header") {
         if (param.value !== null) headers.set(param.wire, formValue(param.value));
-      } else if (param.value !== null) {
+      } else if (param.location === "cookie" && param.value !== null) {
         cookies.push(`${param.wire}=${encodeURIComponent(formValue(param.value))}`);
       }
     }
-    const url = new URL(this.#origin + path);
-    for (const [key, value] of query) url.searchParams.append(key, value);
+    const url = this.urlOf(call);
     if (cookies.length) headers.set("cookie", cookies.join("; "));
-    this.#authenticate(call, url, headers);
+    this.#authenticate(call, url, headers, tokens);
     if (call.accept) headers.set("accept", call.accept);
     for (const [key, value] of Object.entries(options.headers ?? {})) headers.set(key, value);
     const init: RequestInit = { method: call.method.toUpperCase(), headers };
@@ -425,8 +628,10 @@ export class Core {
       : 0;
     const timeout = options.timeout ?? this.#options.timeout ?? DEFAULT_TIMEOUT_MS;
     const pacer = await this.#pacerOf();
+    let tokens = await this.#tokens(call);
+    let renewed = tokens.size === 0; // one more try with fresh tokens after a 401
     for (let attempt = 0; ; attempt++) {
-      const { url, init } = this.#build(call, options);
+      const { url, init } = this.#build(call, options, tokens);
       const slot = await pacer?.acquire(options.signal);
       const controller = new AbortController();
       const onAbort = (): void => controller.abort(options.signal?.reason);
@@ -452,6 +657,13 @@ export class Core {
       options.signal?.removeEventListener("abort", onAbort);
       if (slot !== undefined) pacer?.done(slot, response.headers);
       if (response.ok) return response;
+      if (response.status === 401 && !renewed) {
+        renewed = true;
+        await response.body?.cancel();
+        tokens = await this.#tokens(call, tokens);
+        attempt--; // not a retry of its own
+        continue;
+      }
       if (RETRY_STATUSES.has(response.status) && attempt < maxRetries) {
         await response.body?.cancel();
         await sleep(retryAfter(response.headers) ?? backoff(attempt), options.signal);
@@ -481,7 +693,9 @@ export class Core {
       await response.body?.cancel();
       return undefined;
     }
-    if (call.answer === "events") return events(response);
+    if (call.answer === "events") return events(response, call.typed ?? false);
+    if (call.answer === "jsonl") return jsonItems(response, "\n");
+    if (call.answer === "jsonseq") return jsonItems(response, "\x1e");
     const type = response.headers.get("content-type") ?? "";
     if (call.answer === "json" || (call.answer === "mixed" && /[/+]json\b/.test(type))) {
       const text = await response.text();
@@ -493,59 +707,166 @@ export class Core {
     return response.blob();
   }
 
-  /** Every item of every page: page-numbered lists follow `pagination.has_next`, offset lists
-   * advance `offset` by the items received until a short or empty page. */
-  paginate<I>(call: Call, style: { kind: "page" | "offset"; defaultLimit?: number }, options: RequestOptions): Paginator<I> {
+  /** Every item of every page, the next page asked for as the operation's `PageStyle` says. */
+  paginate<I>(call: Call, style: PageStyle, options: RequestOptions): Paginator<I> {
     return new Paginator<I>(this, call, style, options);
   }
 }
 
-interface Envelope {
-  data?: unknown[];
-  pagination?: { page?: number; has_next?: boolean };
+/** How one list operation pages (what the spec declares or its shapes show); every path is a
+ * list of wire names from the answer's top, `[]` the answer itself. */
+export interface PageStyle {
+  /** A page number, an offset, a cursor (body, header or last item), a URL in the body, or
+   * the `Link: <...>; rel="next"` header (RFC 8288). */
+  kind: "page" | "offset" | "cursor" | "url" | "link";
+  items?: string[];
+  pageParam?: string;
+  offsetParam?: string;
+  cursorParam?: string;
+  limitParam?: string;
+  defaultLimit?: number;
+  nextCursor?: string[];
+  cursorHeader?: string;
+  cursorFromLast?: string;
+  nextUrl?: string[];
+  hasMore?: string[];
+  total?: string[];
+  totalPages?: string[];
+  pageNumber?: string[];
+}
+
+/** One page: its items, the whole parsed answer (`body`), the envelope's `pagination` (when
+ * the items are its `data`) and the HTTP `response` it came in. */
+export interface Page<I> {
+  data: I[];
+  body: unknown;
+  pagination?: unknown;
+  response: Response;
+}
+
+/** The value at `path` (wire names) of a parsed answer; undefined when a step is missing. */
+export function dig(value: unknown, path: readonly string[]): unknown {
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value === null ? undefined : value;
+}
+
+/** The `rel="next"` target of a `Link` header (RFC 8288), or undefined. */
+export function linkNext(header: string | null): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(",")) {
+    const text = part.trim();
+    const close = text.indexOf(">");
+    if (!text.startsWith("<") || close < 0) continue;
+    for (const param of text.slice(close + 1).split(";")) {
+      const [name = "", value = ""] = param.trim().split("=", 2);
+      const rels = value.trim().replace(/^"|"$/g, "").toLowerCase().split(/\s+/);
+      if (name.trim().toLowerCase() === "rel" && rels.includes("next")) return text.slice(1, close);
+    }
+  }
+  return undefined;
+}
+
+function queryOf(call: Call, name: string): unknown {
+  return call.params.find((p) => p.location === "query" && p.wire === name)?.value;
+}
+
+function withQuery(call: Call, name: string, value: unknown): Call {
+  const params = call.params.filter((p) => !(p.location === "query" && p.wire === name));
+  return { ...call, params: [...params, { wire: name, location: "query", value }] };
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isInteger(value) ? value : undefined;
+}
+
+/** The call of the page after this one, or undefined on the last page. A next page on
+ * another origin than this one's is refused (the client's credentials would go with it). */
+export function nextCall<I>(call: Call, style: PageStyle, page: Page<I>, url: string): Call | undefined {
+  const body = page.body;
+  if (style.kind === "link" || style.kind === "url") {
+    const target = style.kind === "link" ? linkNext(page.response.headers.get("link")) : dig(body, style.nextUrl ?? []);
+    if (typeof target !== "string" || !target) return undefined;
+    const here = new URL(page.response.url || url);
+    const next = new URL(target, here);
+    if (next.origin !== here.origin) throw new APIError(`the next page is on another origin (${next.host}); not followed`);
+    const params: Param[] = call.params.filter((p) => p.location === "header" || p.location === "cookie");
+    for (const [wire, value] of next.searchParams) params.push({ wire, location: "query", value });
+    return { ...call, url: next.origin + next.pathname, params };
+  }
+  if (style.hasMore !== undefined && !dig(body, style.hasMore)) return undefined;
+  if (style.kind === "cursor") {
+    const param = style.cursorParam ?? "cursor";
+    let cursor: unknown;
+    if (style.cursorHeader) cursor = page.response.headers.get(style.cursorHeader) ?? undefined;
+    else if (style.cursorFromLast) cursor = dig(page.data[page.data.length - 1], [style.cursorFromLast]);
+    else cursor = dig(body, style.nextCursor ?? []);
+    if (cursor === undefined || cursor === "" || cursor === queryOf(call, param)) return undefined;
+    return withQuery(call, param, cursor);
+  }
+  if (page.data.length === 0) return undefined;
+  const given = Number(queryOf(call, style.limitParam ?? "limit"));
+  const limit = given || style.defaultLimit;
+  let counted = style.hasMore !== undefined;
+  if (style.kind === "page") {
+    const param = style.pageParam ?? "page";
+    const number = style.pageNumber ? dig(body, style.pageNumber) : undefined;
+    const current = Number(number || queryOf(call, param) || 1);
+    if (style.totalPages !== undefined) {
+      const pages = count(dig(body, style.totalPages));
+      if (pages !== undefined && current >= pages) return undefined;
+      counted ||= pages !== undefined;
+    }
+    if (style.total !== undefined && limit !== undefined) {
+      const total = count(dig(body, style.total));
+      if (total !== undefined && current * limit >= total) return undefined;
+      counted ||= total !== undefined;
+    }
+    if (!counted && limit !== undefined && page.data.length < limit) return undefined;
+    return withQuery(call, param, current + 1);
+  }
+  const param = style.offsetParam ?? "offset";
+  const offset = (Number(queryOf(call, param)) || 0) + page.data.length;
+  if (style.total !== undefined) {
+    const total = count(dig(body, style.total));
+    if (total !== undefined && offset >= total) return undefined;
+    counted ||= total !== undefined;
+  }
+  if (!counted && limit !== undefined && page.data.length < limit) return undefined;
+  return withQuery(call, param, offset);
 }
 
 /** The items of a paginated list, fetched page by page as they are iterated
- * (`for await (const item of client.x.list())`); `pages()` yields each page's envelope. */
+ * (`for await (const item of client.x.list())`): stopping the loop fetches no further page;
+ * `pages()` yields each `Page`. */
 export class Paginator<I> implements AsyncIterable<I> {
   readonly #core: Core;
   readonly #call: Call;
-  readonly #style: { kind: "page" | "offset"; defaultLimit?: number };
+  readonly #style: PageStyle;
   readonly #options: RequestOptions;
 
-  constructor(core: Core, call: Call, style: { kind: "page" | "offset"; defaultLimit?: number }, options: RequestOptions) {
+  constructor(core: Core, call: Call, style: PageStyle, options: RequestOptions) {
     this.#core = core;
     this.#call = call;
     this.#style = style;
     this.#options = options;
   }
 
-  /** Each page: its envelope (`data`, `pagination`, ...) and the HTTP `response` it came in. */
-  async *pages(): AsyncGenerator<{ data: I[]; pagination?: unknown; response: Response }> {
+  /** Each page: its items (`data`), the whole answer (`body`) and the HTTP `response`. */
+  async *pages(): AsyncGenerator<Page<I>> {
     let call: Call | undefined = { ...this.#call, unwrap: false };
     while (call !== undefined) {
-      const answer = await this.#core.request<Envelope>(call, this.#options).withResponse();
-      const envelope: Envelope = answer.data ?? {};
-      const data = (envelope.data ?? []) as I[];
-      yield { ...envelope, data, response: answer.response };
-      if (this.#style.kind === "page") {
-        const page: Envelope["pagination"] = envelope.pagination;
-        call = page?.has_next ? this.#next(call, "page", (page.page ?? 1) + 1) : undefined;
-      } else {
-        const given = (this.#paramOf(call, "limit") ?? this.#style.defaultLimit) as number | undefined;
-        const offset = ((this.#paramOf(call, "offset") as number | undefined) ?? 0) + data.length;
-        call = data.length === 0 || (given !== undefined && data.length < given) ? undefined : this.#next(call, "offset", offset);
-      }
+      const answer = await this.#core.request<unknown>(call, this.#options).withResponse();
+      const body = answer.data;
+      const items = dig(body, this.#style.items ?? ["data"]);
+      const data = (Array.isArray(items) ? items : []) as I[];
+      const page: Page<I> = { data, body, response: answer.response };
+      if (this.#style.items === undefined) page.pagination = dig(body, ["pagination"]);
+      yield page;
+      call = nextCall(call, this.#style, page, this.#core.urlOf(call).href);
     }
-  }
-
-  #paramOf(call: Call, name: string): unknown {
-    return call.params.find((p) => p.location === "query" && p.wire === name)?.value;
-  }
-
-  #next(call: Call, name: string, value: number): Call {
-    const params = call.params.filter((p) => !(p.location === "query" && p.wire === name));
-    return { ...call, params: [...params, { wire: name, location: "query", value }] };
   }
 
   /** The first page's items only. */
@@ -566,42 +887,95 @@ export class Paginator<I> implements AsyncIterable<I> {
   }
 }
 
-/** A `text/event-stream` answer, event by event. */
-export async function* events(response: Response): AsyncGenerator<ServerSentEvent> {
+/** The data that ends a typed event stream (the convention of LLM-style APIs): no event. */
+export const DONE = "[DONE]";
+
+/** An answer's text as it arrives, line by line (split at CR, LF or CRLF, a CRLF split
+ * across chunks too; the last line without its end included); the stream is cancelled
+ * when the reader stops early. */
+async function* lines(response: Response): AsyncGenerator<string> {
   if (!response.body) return;
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
-  let event: ServerSentEvent = { event: "message", data: "" };
-  let lines: string[] = [];
+  let afterCr = false;
+  let finished = false;
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (value) buffer += value;
-      const parts = buffer.split(/\r\n|\r|\n/);
-      buffer = done ? "" : (parts.pop() ?? "");
-      if (done && parts.length && parts[parts.length - 1] !== "") parts.push("");
-      for (const line of parts) {
-        if (line === "") {
-          if (lines.length) {
-            event.data = lines.join("\n");
-            yield event;
-          }
-          event = { event: "message", data: "" };
-          lines = [];
-          continue;
-        }
-        if (line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-        if (field === "data") lines.push(text);
-        else if (field === "event") event.event = text;
-        else if (field === "id") event.id = text;
-        else if (field === "retry" && /^\d+$/.test(text)) event.retry = Number(text);
+      if (done) {
+        finished = true;
+        if (buffer) yield buffer;
+        return;
       }
-      if (done) return;
+      let text = value;
+      if (afterCr && text.startsWith("\n")) text = text.slice(1);
+      afterCr = text.endsWith("\r");
+      const parts = (buffer + text).split(/\r\n|\r|\n/);
+      buffer = parts.pop() ?? "";
+      yield* parts;
     }
   } finally {
+    if (!finished) await reader.cancel();
     reader.releaseLock();
   }
+}
+
+/** A `text/event-stream` answer, event by event (the WHATWG parsing rules: `field: value`
+ * lines, `:` comments, a blank line dispatches, `data` lines joined by `\n`, a leading BOM
+ * dropped, an unfinished event at the end dropped). `typed`: each event's data is JSON,
+ * and a `[DONE]` data ends the stream. Ending the loop early cancels the stream. */
+export function events(response: Response): AsyncGenerator<ServerSentEvent>;
+export function events<D>(response: Response, typed: true): AsyncGenerator<ServerSentEvent<D>>;
+export function events(response: Response, typed: boolean): AsyncGenerator<ServerSentEvent<unknown>>;
+export async function* events(response: Response, typed = false): AsyncGenerator<ServerSentEvent<unknown>> {
+  let data: string[] = [];
+  let event = "";
+  let id: string | undefined;
+  let retry: number | undefined;
+  let first = true;
+  for await (let line of lines(response)) {
+    if (first) {
+      first = false;
+      line = line.replace(/^\uFEFF/, "");
+    }
+    if (line === "") {
+      if (data.length) {
+        const raw = data.join("\n");
+        if (typed && raw === DONE) return;
+        const out: ServerSentEvent<unknown> = { event: event || "message", data: typed ? JSON.parse(raw) : raw, raw };
+        if (id !== undefined) out.id = id;
+        if (retry !== undefined) out.retry = retry;
+        yield out;
+      }
+      data = [];
+      event = "";
+      retry = undefined;
+      continue;
+    }
+    if (line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "data") data.push(text);
+    else if (field === "event") event = text;
+    else if (field === "id" && !text.includes("\0")) id = text;
+    else if (field === "retry" && /^\d+$/.test(text)) retry = Number(text);
+  }
+}
+
+/** A sequence of JSON texts, item by item: one per line (`application/jsonl`,
+ * `application/x-ndjson`; `separator` "\n") or each after an RS (`application/json-seq`,
+ * RFC 7464; "\x1e"); blank ones skipped. Ending the loop early cancels the stream. */
+export async function* jsonItems<T = unknown>(response: Response, separator: string): AsyncGenerator<T> {
+  if (separator === "\n") {
+    for await (const line of lines(response)) if (line.trim()) yield JSON.parse(line) as T;
+    return;
+  }
+  let buffer = "";
+  for await (const line of lines(response)) {
+    const records = (buffer + line + "\n").split(separator);
+    buffer = records.pop() ?? "";
+    for (const record of records) if (record.trim()) yield JSON.parse(record) as T;
+  }
+  if (buffer.trim()) yield JSON.parse(buffer) as T;
 }
