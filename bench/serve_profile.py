@@ -1,7 +1,7 @@
 """Where each operation of the served mix spends its time, in process (cProfile).
 
 Builds an ASGI app (`--app service`: outreach-server on a seeded database; `hand`:
-bench/hand_app.py; `stub`: bench/stub_app.py; `bare`: bench/bare_app.py), calls it directly
+bench/hand_app.py; `stub-generated`, `stub-hand`: bench/stub_app.py; `bare`: bench/bare_app.py), calls it directly
 (no sockets, no server) for each operation of bench/serve_mix.py, and prints the CPU
 microseconds per call and the functions with the most own time under cProfile.
 
@@ -37,7 +37,9 @@ def load_app(kind: str) -> Any:
         from outreach_server.app import create_app_from_env
 
         return create_app_from_env()
-    module = {"hand": "hand_app", "stub": "stub_app", "bare": "bare_app"}[kind]
+    if kind.startswith("stub-"):
+        return getattr(__import__("stub_app"), kind.removeprefix("stub-"))
+    module = {"hand": "hand_app", "bare": "bare_app"}[kind]
     return __import__(module).app
 
 
@@ -100,7 +102,7 @@ async def measure(app: Any, token: str, calls: int, top: int, only: set[str]) ->
             used = (time.process_time() - start) / calls * 1e6
             print(f"== {operation.name}: {used:.0f} µs CPU per call")
             if top:
-                profile = cProfile.Profile()
+                profile = cProfile.Profile(time.thread_time)
                 profile.enable()
                 for _ in range(calls):
                     await call()
@@ -115,7 +117,7 @@ async def measure(app: Any, token: str, calls: int, top: int, only: set[str]) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--app", choices=("service", "hand", "stub", "bare"), default="service")
+    parser.add_argument("--app", choices=("service", "hand", "stub-generated", "stub-hand", "bare"), default="service")
     parser.add_argument("--database-url", default=os.environ.get("OUTREACH_DATABASE_URL"))
     parser.add_argument("--token", required=True)
     parser.add_argument("--calls", type=int, default=2000)

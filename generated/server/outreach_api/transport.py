@@ -5,7 +5,8 @@ Parameters FastAPI cannot read as the spec means them (deepObject, non-exploded 
 delimited arrays, objects, unions), bodies that are not one JSON document (forms,
 uploads, bytes, text, several media types), responses that are not JSON, and the
 credentials of an operation's security schemes. Every failure to read is a 422 in
-FastAPI's own format, never a 500. And the class of every generated route (`Route`).
+FastAPI's own format, never a 500. And the class of every generated route (`Route`), and the
+table `create_app` keeps them in (`RouteTable`).
 """
 
 import base64
@@ -13,7 +14,7 @@ import binascii
 import inspect
 import json
 import re
-from collections.abc import AsyncIterable, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -24,9 +25,9 @@ from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
 from fastapi.utils import is_body_allowed_for_status_code
 from pydantic import BaseModel, TypeAdapter, ValidationError
-from starlette.datastructures import UploadFile
-from starlette.routing import Match
-from starlette.types import Scope
+from starlette.datastructures import UploadFile, URLPath
+from starlette.routing import BaseRoute, Match, NoMatchFound
+from starlette.types import Receive, Scope, Send
 
 from .security import SchemeInfo
 
@@ -278,11 +279,12 @@ def _deep_set(node: dict[str, Any], path: list[str], value: Any) -> None:
 
 
 def _deep_lists(value: Any) -> Any:
-    """Nested dicts whose keys are all numbers as lists, in the numbers' order."""
+    """Nested dicts whose keys are all numbers (ASCII digits: not "²", which int() refuses)
+    as lists, in the numbers' order."""
     if not isinstance(value, dict):
         return value
     items = {key: _deep_lists(item) for key, item in value.items()}
-    if items and all(key.isdigit() for key in items):
+    if items and all(key.isascii() and key.isdigit() for key in items):
         return [items[key] for key in sorted(items, key=int)]
     return items
 
@@ -553,3 +555,74 @@ class Route(APIRoute):
         ):
             return Match.NONE, {}
         return super().matches(scope)
+
+
+# -- the route table ---------------------------------------------------------------------------
+
+ROUTE = "route"  # the matched route, in the child scope (as FastAPI's APIRoute records it)
+
+
+def first_segment(route: BaseRoute) -> str | None:
+    """The literal first path segment every path this route matches has, or None if any."""
+    path_format = getattr(route, "path_format", None)
+    if not isinstance(path_format, str) or not path_format.startswith("/"):
+        return None
+    literal = path_format.partition("{")[0][1:]
+    if "/" in literal:
+        return literal.partition("/")[0]
+    return literal if "{" not in path_format else None
+
+
+class RouteTable(BaseRoute):
+    """Routes in order, looked up by the first segment of the request's path.
+
+    A router tries every route in order until one matches; `create_app` puts the API's
+    routes in one table instead (one entry of the app's routes), so a request tries, in their
+    order, only the routes of its own first segment and those that could match any. The
+    answer is the flat list's: the first route matching in full wins, else the first matching
+    the path but not the method (405), else none; a path with a newline (which `$` in a
+    route's expression tolerates at the end) tries every route. Not `include_router`: with
+    FastAPI's included routers every route tried costs more than the route's own test.
+    """
+
+    def __init__(self, routes: Sequence[BaseRoute]) -> None:
+        self.routes = list(routes)
+        keyed = [(first_segment(route), route) for route in self.routes]
+        self._anywhere = tuple(route for key, route in keyed if key is None)
+        self._by_segment = {
+            segment: tuple(route for key, route in keyed if key in (None, segment))
+            for segment in {key for key, _ in keyed if key is not None}
+        }
+
+    def candidates(self, scope: Scope) -> Sequence[BaseRoute]:
+        if scope["type"] != "http" or scope.get("root_path"):
+            return self.routes
+        path: str = scope["path"]
+        if "\n" in path:
+            return self.routes
+        return self._by_segment.get(path[1:].partition("/")[0], self._anywhere)
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        partial: Scope | None = None
+        for route in self.candidates(scope):
+            match, child_scope = route.matches(scope)
+            if match == Match.FULL:
+                child_scope[ROUTE] = route
+                return match, child_scope
+            if match == Match.PARTIAL and partial is None:
+                partial = {**child_scope, ROUTE: route}
+        if partial is not None:
+            return Match.PARTIAL, partial
+        return Match.NONE, {}
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        route: BaseRoute = scope[ROUTE]
+        await route.handle(scope, receive, send)
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> URLPath:
+        for route in self.routes:
+            try:
+                return route.url_path_for(name, **path_params)
+            except NoMatchFound:
+                continue
+        raise NoMatchFound(name, path_params)
