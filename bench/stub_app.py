@@ -140,7 +140,9 @@ def _the_other_routes() -> None:
     for route in routes:
         method = next(iter(route.methods))
         if (route.path, method) in mine:
-            hand.router.routes.append(next(r for r in HAND_ROUTES if r.path == route.path and method in r.methods))
+            hand.router.routes.append(
+                next(r for r in HAND_ROUTES if r.path == route.path and method in r.methods)
+            )
         else:
             hand.add_api_route(route.path, other, methods=[method])
 
