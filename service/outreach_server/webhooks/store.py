@@ -272,10 +272,10 @@ class WebhookStore:
     async def list_all(self, org_id: int, is_active: bool | None = None) -> list[WebhookRecord]:
         if self.reader is not None:
             if is_active is None:
-                rows = await self.reader.scan(LISTED_ALL, org=org_id)
+                listed = await self.reader.scan(LISTED_ALL, org=org_id)
             else:
-                rows = await self.reader.scan(LISTED_BY_STATE, org=org_id, active=is_active)
-            return [_webhook(row) for row in rows]
+                listed = await self.reader.scan(LISTED_BY_STATE, org=org_id, active=is_active)
+            return [_webhook(row) for row in listed]
         query = select(*PUBLIC_COLUMNS).where(W.c.org_id == org_id)
         if is_active is not None:
             query = query.where(W.c.is_active == is_active)
