@@ -7,6 +7,7 @@ microseconds per call and the functions with the most own time under cProfile.
 
     python bench/serve_profile.py --database-url sqlite+aiosqlite:///x.sqlite3 --token T \
         [--app service] [--calls 2000] [--top 25] [--only get_contact]
+    python bench/serve_profile.py --token T --compare stub-hand stub-generated [--rounds 3]
 
 The database must be seeded (`outreach-server admin seed-demo`); the limits should be raised
 (OUTREACH_RATE_LIMIT_PER_SECOND, OUTREACH_RATE_LIMIT_PER_MINUTE), as serve_throughput.py does.
@@ -18,8 +19,10 @@ import argparse
 import asyncio
 import cProfile
 import io
+import json
 import os
 import pstats
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -118,6 +121,38 @@ async def measure(app: Any, token: str, calls: int, top: int, only: set[str]) ->
             await context.__aexit__(None, None, None)
 
 
+async def compare(kinds: list[str], token: str, calls: int, rounds: int) -> dict[str, Any]:
+    """CPU µs per call of each operation on each app, the apps in turns, `rounds` times:
+    in one process, so the ratio does not move with the machine's other load as rates do."""
+    apps = {kind: load_app(kind) for kind in kinds}
+    contexts = [await lifespan(app) for app in apps.values()]
+    used: dict[str, dict[str, list[float]]] = {op.name: {k: [] for k in kinds} for op in MIX}
+    try:
+        for _ in range(rounds):
+            for operation in MIX:
+                for kind, app in apps.items():
+                    call = caller(app, operation, token)
+                    for _ in range(100):
+                        await call()
+                    start = time.process_time()
+                    for _ in range(calls):
+                        await call()
+                    used[operation.name][kind].append((time.process_time() - start) / calls * 1e6)
+    finally:
+        for context in contexts:
+            if context is not None:
+                await context.__aexit__(None, None, None)
+    medians = {
+        op: {k: round(statistics.median(v), 1) for k, v in by.items()} for op, by in used.items()
+    }
+    first, second = kinds
+    # how fast B is against A: A's CPU per call over B's (above 1: B is cheaper)
+    speed = {op: round(m[first] / m[second], 3) for op, m in medians.items()}
+    mix = {k: sum(m[k] for m in medians.values()) for k in kinds}  # equal numbers of each
+    return {"apps": kinds, "cpu_us_per_call": medians, "speed_by_cpu": speed,
+            "mix_speed_by_cpu": round(mix[first] / mix[second], 3)}  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
@@ -130,6 +165,14 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--only", action="append", default=[])
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        default=None,
+        help="CPU per call of two apps in turns; B's speed against A's, as JSON",
+    )
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     if args.database_url:
         os.environ["OUTREACH_DATABASE_URL"] = args.database_url
@@ -138,6 +181,10 @@ def main() -> None:
     os.environ.setdefault("OUTREACH_WEBHOOK_WORKER", "0")
     import uvloop
 
+    if args.compare:
+        found = uvloop.run(compare(args.compare, args.token, args.calls, args.rounds))
+        print(json.dumps(found))  # one line, the last
+        return
     uvloop.run(measure(load_app(args.app), args.token, args.calls, args.top, set(args.only)))
 
 

@@ -260,6 +260,15 @@ def summarise(runs: dict[str, Any]) -> dict[str, Any]:
     return {"medians": medians, "cpu_us_medians": cpu, "ratios": ratios, "mix": mix, "aims": aims}
 
 
+def cpu_in_process(pair: tuple[str, str], env: dict[str, str], token: str) -> Any:
+    """bench/serve_profile.py --compare: the two apps' CPU per call in one process, in turns
+    (a figure that moves less with the machine's other load than requests per second)."""
+    command = [sys.executable, str(HERE / "serve_profile.py"), "--token", token,
+               "--compare", *pair, "--calls", "1000", "--rounds", "3"]  # fmt: skip
+    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -302,10 +311,14 @@ def main() -> None:
         # request beyond the pool opens and closes a connection of its own
         env["OUTREACH_DB_POOL_SIZE"] = str(args.connections)
     load_before = [round(x, 2) for x in os.getloadavg()]
+    in_process: dict[str, Any] = {}
     try:
         outreach("migrate", env=env)
         token = json.loads(outreach("admin", "seed-demo", env=env))["live_key"]
         runs = measure(args, env, token)
+        for first, second in (("hand", "service"), ("stub-hand", "stub-generated")):
+            name = f"{second}_vs_{first}".replace("-", "_")
+            in_process[name] = cpu_in_process((first, second), env, token)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         if database is not None:
@@ -329,6 +342,7 @@ def main() -> None:
         "operations": {op.name: f"{op.method} {op.target}" for op in MIX},
         "runs": runs,
         **summary,
+        "in_process": in_process,
         # the figures of the one operation measured before (GET /v1/api-keys)
         "median_bare": keys["bare"],
         "median_full": keys["service"],
@@ -358,6 +372,9 @@ def main() -> None:
         print(
             f"{name}: {aim['figure']} (aim >= {aim['aim']}): {'met' if aim['met'] else 'NOT met'}"
         )
+    for name, found in in_process.items():
+        print(f"in process, by CPU per call, {name}: mix {found['mix_speed_by_cpu']}, "
+              f"per operation {found['speed_by_cpu']}")  # fmt: skip
 
 
 if __name__ == "__main__":
