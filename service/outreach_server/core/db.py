@@ -252,7 +252,6 @@ class Reader:
             self._pool_lock = asyncio.Lock()  # a later pool may live on another event loop
             await pool.close()
 
-
     def _close_scan(self) -> None:
         connection = getattr(self._scan_local, "connection", None)
         if connection is not None:

@@ -240,7 +240,9 @@ async def end_agency_webhooks(connection: AsyncConnection, agency_org_id: int, o
 
 
 class WebhookStore:
-    def __init__(self, engine: AsyncEngine, settings: Settings, reader: Reader | None = None) -> None:
+    def __init__(
+        self, engine: AsyncEngine, settings: Settings, reader: Reader | None = None
+    ) -> None:
         self.engine = engine
         self.settings = settings
         self.reader = reader
