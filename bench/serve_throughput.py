@@ -50,10 +50,17 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "serve_throughput.json"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def free_ports(count: int) -> list[int]:
+    """`count` distinct free ports (all held while they are chosen: a port closed and chosen
+    again would give two servers one port, the later one failing to bind)."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [int(sock.getsockname()[1]) for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
@@ -62,8 +69,9 @@ def wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
         if process.poll() is not None:
             raise SystemExit(f"server exited with {process.returncode}")
         try:
-            httpx.get(url, timeout=1)
-            return
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+            time.sleep(0.1)
         except httpx.TransportError:
             time.sleep(0.1)
     raise SystemExit(f"{url} did not answer")
@@ -178,12 +186,16 @@ def start_servers(env: dict[str, str], ports: dict[str, int]) -> dict[str, subpr
     for name, process in servers.items():
         probe = "/v1/api-keys" if name in ("bare", "stub_generated", "stub_hand") else "/healthz"
         wait_ready(f"http://127.0.0.1:{ports[name]}{probe}", process)
+    time.sleep(1)
+    for name, process in servers.items():  # each port answered by its own server
+        if process.poll() is not None:
+            raise SystemExit(f"{name} exited with {process.returncode}")
     return servers
 
 
 def measure(args: argparse.Namespace, env: dict[str, str], token: str) -> dict[str, Any]:
     """Every operation on every server, in turns, `args.rounds` times."""
-    ports = {name: free_port() for name in SERVERS}
+    ports = dict(zip(SERVERS, free_ports(len(SERVERS)), strict=True))
     servers = start_servers(env, ports)
     auth = {"Authorization": f"Bearer {token}"}
     runs: dict[str, dict[str, dict[str, list[float]]]] = {
@@ -207,6 +219,8 @@ def measure(args: argparse.Namespace, env: dict[str, str], token: str) -> dict[s
                         headers = {**auth, "Content-Type": "application/json"} if body else auth
                     rate, used = wrk(url, args.seconds, args.connections, headers,
                                      servers[name].pid, method, body)  # fmt: skip
+                    if used <= 0:
+                        raise SystemExit(f"{name} used no CPU: another process holds its port")
                     runs[op.name][name]["rps"].append(rate)
                     runs[op.name][name]["cpu_us"].append(used)
     finally:
