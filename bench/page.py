@@ -372,7 +372,28 @@ def mix_lines(r: Results) -> list[str]:
             verdict = "met" if aim.get("met") else "not met"
             row.append(f"{number(aim.get('figure'))}{worst}: {verdict} (aim {aim.get('aim')})")
         rows.append(row)
-    return [*out, "", "The aims:", "", *table(["aim", *names], rows)]
+    for key, text in (
+        ("service_vs_hand", "the mix through the service, of hand-written, by CPU per call"),
+        ("stub_generated_vs_stub_hand", "the generated layer + stub, of hand-written, by CPU"),
+    ):
+        row = [text + " in one process (`serve_profile.py --compare`)"]
+        for name in names.values():
+            found = (r.get(name, "in_process") or {}).get(key)
+            row.append(
+                number(found.get("mix_speed_by_cpu")) if isinstance(found, dict) else NOT_MEASURED
+            )
+        rows.append(row)
+    return [
+        *out,
+        "",
+        (
+            "The aims (by requests per second of the run above; the in-process rows: the same "
+            "comparison by CPU per call, the apps in turns in one process, a figure the machine's "
+            "other load moves less):"
+        ),
+        "",
+        *table(["aim", *names], rows),
+    ]
 
 
 def webhook_section(r: Results) -> list[str]:

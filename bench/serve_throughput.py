@@ -321,9 +321,10 @@ def main() -> None:
         env["OUTREACH_DATABASE_URL"] = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{database}"
         env["OUTREACH_REDIS_URL"] = REDIS_URL
         env["OUTREACH_REDIS_PREFIX"] = redis_prefix
-        # as many pooled connections as wrk keeps requests in flight: with fewer, every
-        # request beyond the pool opens and closes a connection of its own
-        env["OUTREACH_DB_POOL_SIZE"] = str(args.connections)
+        # two servers on the database (the service, the hand-written one), each with an
+        # engine pool (+20 overflow) and a reader pool of this size, all under PostgreSQL's
+        # default max_connections of 100 ("too many clients" otherwise)
+        env["OUTREACH_DB_POOL_SIZE"] = "12"
     load_before = [round(x, 2) for x in os.getloadavg()]
     in_process: dict[str, Any] = {}
     try:
