@@ -338,6 +338,109 @@ def serve_section(r: Results) -> list[str]:
         ),
         "",
         "Aim: at least 0.6x the bare route on SQLite.",
+        "",
+        *mix_lines(r),
+    ]
+
+
+MIX_SERVERS = ("bare", "service", "hand", "stub_generated", "stub_hand")
+MIX_AIMS = {
+    "every_op_vs_bare": "every operation through the service, of the bare route (worst one)",
+    "mix_vs_hand": "the mix through the service, of the same operations hand-written",
+    "stub_generated_vs_stub_hand": "the generated layer + stub, of hand-written routes + stub",
+}
+
+
+def mix_table(r: Results, name: str) -> list[str]:
+    medians = r.get(name, "medians")
+    ratios = r.get(name, "ratios") or {}
+    operations = r.get(name, "operations") or {}
+    if not isinstance(medians, dict):
+        return [f"{NOT_MEASURED} ({r.why_missing(name)} or run before the mix existed)."]
+    rows = [
+        [
+            f"`{operations.get(op, op)}`",
+            *(number(m.get(server), 0) for server in MIX_SERVERS),
+            number((ratios.get(op) or {}).get("service_to_bare")),
+            number((ratios.get(op) or {}).get("service_to_hand")),
+            number((ratios.get(op) or {}).get("stub_generated_to_stub_hand")),
+        ]
+        for op, m in medians.items()
+    ]
+    mix = r.get(name, "mix") or {}
+    rows.append(["the mix", *(number(mix.get(server), 0) for server in MIX_SERVERS), "", "", ""])
+    machine = r.get(name, "machine") or {}
+    return [
+        (
+            f"Run of {r.get(name, 'date')}, load average {machine.get('load_average_at_start')} at "
+            f"its start, {machine.get('load_average_at_end')} at its end; requests/s, medians:"
+        ),
+        "",
+        *table(
+            [
+                "operation",
+                "bare",
+                "service",
+                "hand-written",
+                "stub: generated",
+                "stub: hand",
+                "service / bare",
+                "service / hand",
+                "stub generated / hand",
+            ],
+            rows,
+        ),
+    ]
+
+
+def mix_lines(r: Results) -> list[str]:
+    """Issue 29: every kind of operation, the hand-written peers, the aims."""
+    names = {"SQLite": "serve_throughput", "PostgreSQL + Redis": "serve_throughput_postgresql"}
+    out = [
+        "### The mix: every kind of operation (issue 29)",
+        "",
+        (
+            "Each operation of `bench/serve_mix.py` on five servers loaded in turns: the bare route, "
+            "the service, the same operations hand-written in plain FastAPI over the same domain "
+            "code (`bench/hand_app.py`), and the generated layer with a stub against hand-written "
+            "routes with the same stub (`bench/stub_app.py`)."
+        ),
+    ]
+    for label, name in names.items():
+        out += ["", f"{label}:", "", *mix_table(r, name)]
+    rows = []
+    for key, text in MIX_AIMS.items():
+        row = [text]
+        for name in names.values():
+            aim = (r.get(name, "aims") or {}).get(key)
+            if not isinstance(aim, dict):
+                row.append(NOT_MEASURED)
+                continue
+            worst = f" ({aim['worst_operation']})" if aim.get("worst_operation") else ""
+            verdict = "met" if aim.get("met") else "not met"
+            row.append(f"{number(aim.get('figure'))}{worst}: {verdict} (aim {aim.get('aim')})")
+        rows.append(row)
+    for key, text in (
+        ("service_vs_hand", "the mix through the service, of hand-written, by CPU per call"),
+        ("stub_generated_vs_stub_hand", "the generated layer + stub, of hand-written, by CPU"),
+    ):
+        row = [text + " in one process (`serve_profile.py --compare`)"]
+        for name in names.values():
+            found = (r.get(name, "in_process") or {}).get(key)
+            row.append(
+                number(found.get("mix_speed_by_cpu")) if isinstance(found, dict) else NOT_MEASURED
+            )
+        rows.append(row)
+    return [
+        *out,
+        "",
+        (
+            "The aims (by requests per second of the run above; the in-process rows: the same "
+            "comparison by CPU per call, the apps in turns in one process, a figure the machine's "
+            "other load moves less):"
+        ),
+        "",
+        *table(["aim", *names], rows),
     ]
 
 

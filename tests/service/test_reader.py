@@ -7,12 +7,14 @@ import asyncio
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
 from conftest import drop_postgres_database, make_postgres_database
 from outreach_server.core.db import Reader, create_engine
-from sqlalchemy import text
+from sqlalchemy import bindparam, column, literal_column, select, text
 
 MINE = text("SELECT pg_backend_pid() AS pid")
 
@@ -80,3 +82,58 @@ def test_reads_run_alone_and_survive_a_dropped_connection(pg_url: tuple[str, str
         other.call_soon_threadsafe(other.stop)
         thread.join()
         other.close()
+
+
+SCANNED = (
+    select(column("n"), literal_column("'x'").label("tag"))
+    .select_from(text("(SELECT 1 AS n UNION ALL SELECT 2 UNION ALL SELECT 3) AS numbers"))
+    .where(column("n") >= bindparam("least"))
+    .order_by(column("n"))
+    .limit(2)  # a constant of the statement, not a parameter of the call
+)
+
+
+async def scanned_twice(reader: Reader) -> tuple[list[Any], list[Any], set[str]]:
+    """What scan() and all() read, and the threads scan() read on."""
+    threads = {threading.current_thread().name}
+    scanned = await reader.scan(SCANNED, least=2)
+    read = await reader.all(SCANNED, least=2)
+    if reader._scanner is not None:  # SQLite: the reading thread's name
+        threads = {reader._scanner.submit(lambda: threading.current_thread().name).result()}
+    return scanned, read, threads
+
+
+def test_scan_reads_off_the_loop_thread_on_sqlite(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'scan.sqlite3'}"
+
+    async def scenario() -> tuple[list[Any], list[Any], set[str], str]:
+        reader = Reader(create_engine(url), url)
+        try:
+            scanned, read, threads = await scanned_twice(reader)
+            return scanned, read, threads, threading.current_thread().name
+        finally:
+            await reader.close()
+            await reader.engine.dispose()
+
+    scanned, read, threads, loop_thread = asyncio.run(scenario())
+    assert scanned == read == [{"n": 2, "tag": "x"}, {"n": 3, "tag": "x"}]
+    assert (
+        threads and loop_thread not in threads and all(t.startswith("sqlite-scan") for t in threads)
+    )
+
+
+def test_scan_is_a_read_of_the_pool_on_postgresql(pg_url: tuple[str, str]) -> None:
+    _, url = pg_url
+
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        reader = Reader(create_engine(url), url)
+        try:
+            scanned, read, _ = await scanned_twice(reader)
+            assert reader._scanner is None  # no thread: asyncpg never blocks the loop
+            return scanned, read
+        finally:
+            await reader.close()
+            await reader.engine.dispose()
+
+    scanned, read = asyncio.run(scenario())
+    assert scanned == read == [{"n": 2, "tag": "x"}, {"n": 3, "tag": "x"}]

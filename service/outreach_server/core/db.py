@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -100,16 +102,18 @@ class Reader:
         self._sqlite_path = self._url.database if is_sqlite(url) else None
         self._pool_size = pool_size
         self._connection: sqlite3.Connection | None = None
+        self._scanner: ThreadPoolExecutor | None = None  # scan(): SQLite's reading thread
+        self._scan_local = threading.local()
         self._pool: Any = None  # asyncpg.Pool, made on the first PostgreSQL read
         self._pool_lock = asyncio.Lock()
-        self._compiled: dict[Any, tuple[str, list[Any]]] = {}
+        self._compiled: dict[Any, tuple[str, list[Any], dict[str, Any]]] = {}
         self._compiled_pg: dict[Any, tuple[str, tuple[str, ...], Any, list[Any]]] = {}
 
     async def all(self, statement: Any, **params: Any) -> list[dict[str, Any]]:
         if self._sqlite_path is None:
             return await self._postgresql(statement, params)
-        sql, decoders = self._compile(statement)
-        cursor = self._sqlite().execute(sql, params)
+        sql, decoders, constants = self._compile(statement)
+        cursor = self._sqlite().execute(sql, {**constants, **params} if constants else params)
         names = [column[0] for column in cursor.description]
         return _decoded([dict(zip(names, row)) for row in cursor.fetchall()], names, decoders)
 
@@ -117,14 +121,50 @@ class Reader:
         rows = await self.all(statement, **params)
         return rows[0] if rows else None
 
-    def _compile(self, statement: Any) -> tuple[str, list[Any]]:
+    async def scan(self, statement: Any, **params: Any) -> list[dict[str, Any]]:
+        """A listing that may read many rows (an ORDER BY over an organisation's rows, an
+        OFFSET): never on the event loop's thread.
+
+        On SQLite it runs on one thread of the Reader's own, on a read-only connection of
+        that thread: one hand-over per read, where the engine's aiosqlite path costs one per
+        step (checkout, execute, fetch, rollback) and several hundred microseconds of CPU.
+        On PostgreSQL it is `all` (asyncpg never blocks the loop). Same statements (compiled
+        once) and the same plain dicts as `all`.
+        """
+        if self._sqlite_path is None:
+            return await self._postgresql(statement, params)
+        sql, decoders, constants = self._compile(statement)
+        if constants:
+            params = {**constants, **params}
+        if self._scanner is None:
+            self._scanner = ThreadPoolExecutor(1, thread_name_prefix="sqlite-scan")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._scanner, self._scan, sql, params, decoders)
+
+    def _scan(self, sql: str, params: dict[str, Any], decoders: list[Any]) -> list[dict[str, Any]]:
+        """On the scanning thread: its own connection (made there, used only there)."""
+        connection = getattr(self._scan_local, "connection", None)
+        if connection is None:
+            connection = self._scan_local.connection = self._open_sqlite()
+        cursor = connection.execute(sql, params)
+        names = [column[0] for column in cursor.description]
+        return _decoded([dict(zip(names, row)) for row in cursor.fetchall()], names, decoders)
+
+    def _compile(self, statement: Any) -> tuple[str, list[Any], dict[str, Any]]:
         cached = self._compiled.get(statement)
         if cached is None:
             self._refuse_per_call_statements(self._compiled)
             from sqlalchemy.dialects import sqlite
 
-            sql = str(statement.compile(dialect=sqlite.dialect(paramstyle="named")))
-            cached = self._compiled[statement] = (sql, _decoders(statement))
+            compiled = statement.compile(dialect=sqlite.dialect(paramstyle="named"))
+            # the values written in the statement (a LIMIT of a constant, `column == 3`)
+            constants = {
+                compiled.bind_names[bind]: bind.effective_value
+                for bind in compiled.binds.values()
+                if not bind.required
+            }
+            cached = (str(compiled), _decoders(statement), constants)
+            self._compiled[statement] = cached
         return cached
 
     @staticmethod
@@ -136,12 +176,15 @@ class Reader:
 
     def _sqlite(self) -> sqlite3.Connection:
         if self._connection is None:
-            path = self._sqlite_path or ":memory:"
-            connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            connection.execute("PRAGMA busy_timeout=1000")
-            connection.execute("PRAGMA query_only=ON")
-            self._connection = connection
+            self._connection = self._open_sqlite()
         return self._connection
+
+    def _open_sqlite(self) -> sqlite3.Connection:
+        path = self._sqlite_path or ":memory:"
+        connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        connection.execute("PRAGMA busy_timeout=1000")
+        connection.execute("PRAGMA query_only=ON")
+        return connection
 
     def _compile_pg(self, statement: Any) -> tuple[str, tuple[str, ...], Any, list[Any]]:
         cached = self._compiled_pg.get(statement)
@@ -200,10 +243,20 @@ class Reader:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+        if self._scanner is not None:
+            scanner, self._scanner = self._scanner, None
+            await asyncio.get_running_loop().run_in_executor(scanner, self._close_scan)
+            scanner.shutdown(wait=False)
         if self._pool is not None:
             pool, self._pool = self._pool, None
             self._pool_lock = asyncio.Lock()  # a later pool may live on another event loop
             await pool.close()
+
+    def _close_scan(self) -> None:
+        connection = getattr(self._scan_local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._scan_local.connection = None
 
 
 async def _reset_if_needed(connection: Any) -> None:

@@ -235,12 +235,11 @@ class KeyStore:
     async def list_for_org(self, org_id: int) -> list[ApiKeyRecord]:
         """At most MAX_LISTED_KEYS keys: every unrevoked one first, by creation.
 
-        Through the engine, not the Reader: the ordering reads every key of the organisation
-        (revoked ones an operator left included), so on SQLite it must not run on the event
-        loop's thread (row 123).
+        The ordering reads every key of the organisation (revoked ones an operator left
+        included), so on SQLite it must not run on the event loop's thread (row 123): the
+        Reader's `scan`, on a thread of its own.
         """
-        async with self.engine.connect() as connection:
-            rows = (await connection.execute(BY_ORG, {"org_id": org_id})).mappings().all()
+        rows = await self.reader.scan(BY_ORG, org_id=org_id)
         return [_record(row) for row in rows]
 
     async def count_for_org(self, org_id: int) -> int:

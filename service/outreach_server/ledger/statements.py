@@ -58,11 +58,35 @@ def _has_active(categories: Sequence[str]) -> ColumnElement[bool]:
         OTHER.c.org_id == S.c.org_id,
         OTHER.c.contact_id == S.c.contact_id,
         OTHER.c.active,
-        OTHER.c.category.in_(categories),
+        # the categories as SQL literals (our own constants, identifiers only), not an
+        # expanding parameter: the statement compiles once, for the Reader too
+        OTHER.c.category.in_([_constant(category) for category in categories]),
     )
 
 
+def _constant(text: str) -> Any:
+    if not text.isidentifier():
+        raise ValueError(f"not a constant: {text!r}")
+    return literal_column(f"'{text}'")
+
+
 REVERSIBLE = and_(_has_active([ORG_INITIATED]), ~_has_active(NON_REVERSIBLE))
+
+# the active row of a contact of the organisation on a channel and category, if any: an
+# idempotent record() answered by one indexed read, without a write transaction
+ACTIVE_RECORDED = (
+    select(S.c.id)
+    .select_from(
+        S.join(contacts, and_(contacts.c.id == S.c.contact_id, contacts.c.org_id == S.c.org_id))
+    )
+    .where(
+        S.c.org_id == bindparam("org"),
+        S.c.contact_id == bindparam("cid"),
+        S.c.channel == bindparam("ch"),
+        S.c.category == bindparam("cat"),
+        S.c.active,
+    )
+)
 
 # a contact's status: no row at all means the contact is unknown in the organisation
 STATUS = (
@@ -222,6 +246,7 @@ def listing_contact_id() -> Any:
     return S.c.contact_id
 
 
+@lru_cache(maxsize=64)  # channels x categories, each optional: built and compiled once each
 def listing_statement(channel: str | None, category: str | None) -> Select[Any]:
     query = select(
         S.c.id,
@@ -236,7 +261,7 @@ def listing_statement(channel: str | None, category: str | None) -> Select[Any]:
         REVERSIBLE.label("operator_reversible"),
     ).where(S.c.org_id == bindparam("org"), S.c.active)
     if channel is not None:
-        query = query.where(S.c.channel == channel)
+        query = query.where(S.c.channel == bindparam("channel"))
     if category is not None:
-        query = query.where(S.c.category == category)
+        query = query.where(S.c.category == bindparam("category"))
     return query.order_by(S.c.id).limit(bindparam("limit")).offset(bindparam("offset"))

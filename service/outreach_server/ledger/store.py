@@ -41,6 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..core.db import Reader
 from .statements import (
+    ACTIVE_RECORDED,
     ALL,
     NON_REVERSIBLE,
     ORG_INITIATED,
@@ -199,6 +200,12 @@ class SuppressionLedger:
         """One active row; an already active one is left untouched (`created` False)."""
         _check(channel, category)
         params = {"org": org_id, "cid": contact_id, "ch": channel, "cat": category}
+        if self.reader is not None and 0 < contact_id <= MAX_ID:
+            # already active (the contact's, in the organisation): the answer the write
+            # transaction would give, from one indexed read
+            found = await self.reader.one(ACTIVE_RECORDED, **params)
+            if found is not None:
+                return Recorded(int(found["id"]), contact_id, channel, category, False)
 
         async def work(connection: AsyncConnection) -> Recorded:
             await self._require(connection, org_id, [contact_id])
@@ -293,9 +300,17 @@ class SuppressionLedger:
         """The organisation's active rows in id order, each with its contact's reversibility;
         only rows of contacts selected by `contacts_in` (a SELECT of contact ids) when given."""
         query = listing_statement(channel, category)
+        params: dict[str, Any] = {"org": org_id, "limit": limit, "offset": offset}
+        if channel is not None:
+            params["channel"] = channel
+        if category is not None:
+            params["category"] = category
+        if contacts_in is None and self.reader is not None:
+            # one statement per channel and category (cached): on SQLite off the loop's
+            # thread in one hand-over (Reader.scan), on PostgreSQL one round trip
+            return [_row(row) for row in await self.reader.scan(query, **params)]
         if contacts_in is not None:
             query = query.where(listing_contact_id().in_(contacts_in))
-        params = {"org": org_id, "limit": limit, "offset": offset}
         async with self.engine.connect() as connection:
             rows = (await connection.execute(query, params)).mappings().all()
         return [_row(row) for row in rows]

@@ -109,7 +109,7 @@ def _delivery(record: DeliveryRecord) -> WebhookDelivery:
 
 
 def _store(ctx: RequestContext) -> WebhookStore:
-    return WebhookStore(ctx.services.engine, ctx.services.settings)
+    return WebhookStore(ctx.services.engine, ctx.services.settings, ctx.services.reader)
 
 
 async def _check_url(ctx: RequestContext, url: str) -> str:

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from outreach_api.constants import WEBHOOK_DELIVERY_MAX_ACTIVE_PER_ORG
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from ..core.db import Reader
 from ..core.secrets import new_secret, secret_box
 from ..core.settings import Settings
 from ..core.tables import organizations
@@ -96,10 +97,16 @@ PUBLIC_COLUMNS = (
     W.c.created_at,
     W.c.updated_at,
 )
+# an organisation's webhooks, all or by state (the listing through Reader.scan)
+LISTED = select(*PUBLIC_COLUMNS).where(W.c.org_id == bindparam("org"))
+LISTED_ALL = LISTED.order_by(W.c.created_at, W.c.id)
+LISTED_BY_STATE = LISTED.where(W.c.is_active == bindparam("active")).order_by(
+    W.c.created_at, W.c.id
+)
 
 
 def _webhook(row: Any) -> WebhookRecord:
-    m = row._mapping
+    m = row if isinstance(row, dict) else row._mapping
     return WebhookRecord(
         id=str(m["id"]),
         org_id=int(m["org_id"]),
@@ -233,9 +240,12 @@ async def end_agency_webhooks(connection: AsyncConnection, agency_org_id: int, o
 
 
 class WebhookStore:
-    def __init__(self, engine: AsyncEngine, settings: Settings) -> None:
+    def __init__(
+        self, engine: AsyncEngine, settings: Settings, reader: Reader | None = None
+    ) -> None:
         self.engine = engine
         self.settings = settings
+        self.reader = reader
         self.sqlite = engine.dialect.name == "sqlite"
 
     @asynccontextmanager
@@ -262,6 +272,12 @@ class WebhookStore:
         return int(count or 0)
 
     async def list_all(self, org_id: int, is_active: bool | None = None) -> list[WebhookRecord]:
+        if self.reader is not None:
+            if is_active is None:
+                listed = await self.reader.scan(LISTED_ALL, org=org_id)
+            else:
+                listed = await self.reader.scan(LISTED_BY_STATE, org=org_id, active=is_active)
+            return [_webhook(row) for row in listed]
         query = select(*PUBLIC_COLUMNS).where(W.c.org_id == org_id)
         if is_active is not None:
             query = query.where(W.c.is_active == is_active)

@@ -25,7 +25,7 @@ def petstore() -> Iterator[Any]:
     sys.path.remove(str(EXPECTED / "client"))
 
 
-def make_app(petstore: Any, seen: list[Any]) -> FastAPI:
+def make_app(petstore: Any, seen: list[Any], *, generated_app: bool = False) -> FastAPI:
     api, models = petstore
 
     class Pets:
@@ -56,9 +56,39 @@ def make_app(petstore: Any, seen: list[Any]) -> FastAPI:
 
         return dependency
 
+    if generated_app:
+        from petstore_api.app import create_app
+
+        return create_app(context=context, pets=Pets(), admin_tools=Admin())  # type: ignore[no-any-return]
     app = FastAPI()
     app.include_router(api.create_api_router(context=context, pets=Pets(), admin_tools=Admin()))
     return app
+
+
+def test_the_generated_app_keeps_the_routes_in_one_table(petstore: Any) -> None:
+    """create_app: the API's routes in one RouteTable (not an included router), with the
+    answers of the flat list: the route, 405, 404, 415 before the body."""
+    seen: list[Any] = []
+    app = make_app(petstore, seen, generated_app=True)
+    tables = [r for r in app.routes if type(r).__name__ == "RouteTable"]
+    assert len(tables) == 1 and len(tables[0].routes) == 4, app.routes
+    client = TestClient(app)
+    assert client.get("/api/v2/pets", params={"limit": 2}).status_code == 200
+    refused, flat = (
+        client.put("/api/v2/pets"),
+        TestClient(make_app(petstore, [])).put("/api/v2/pets"),
+    )
+    assert refused.status_code == flat.status_code == 405
+    assert refused.headers["allow"] == flat.headers["allow"]  # the first route's, as the flat list
+    assert client.get("/api/v2/nowhere").status_code == 404
+    assert client.get("/nowhere").status_code == 404
+    form = client.post("/api/v2/pets", content=b"kind=cat", headers={"content-type": "text/plain"})
+    assert form.status_code == 415 and "application/json" in form.text
+    bad = client.post("/api/v2/pets", content=b"{x", headers={"content-type": "application/json"})
+    assert bad.status_code == 422
+    assert client.delete("/api/v2/pets/3").status_code == 204
+    assert app.url_path_for("delete_pet", pet_id="3") == "/api/v2/pets/3"
+    assert seen == [("list", seen[0][1], 1, 2, None), ("delete", 3)]
 
 
 def test_routes_call_the_implementation_with_typed_arguments(petstore: Any) -> None:

@@ -5,7 +5,8 @@ Parameters FastAPI cannot read as the spec means them (deepObject, non-exploded 
 delimited arrays, objects, unions), bodies that are not one JSON document (forms,
 uploads, bytes, text, several media types), responses that are not JSON, and the
 credentials of an operation's security schemes. Every failure to read is a 422 in
-FastAPI's own format, never a 500. And the class of every generated route (`Route`).
+FastAPI's own format, never a 500. And the class of every generated route (`Route`), and the
+table `create_app` keeps them in (`RouteTable`).
 """
 
 import base64
@@ -13,7 +14,7 @@ import binascii
 import inspect
 import json
 import re
-from collections.abc import AsyncIterable, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -24,9 +25,9 @@ from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
 from fastapi.utils import is_body_allowed_for_status_code
 from pydantic import BaseModel, TypeAdapter, ValidationError
-from starlette.datastructures import UploadFile
-from starlette.routing import Match
-from starlette.types import Scope
+from starlette.datastructures import UploadFile, URLPath
+from starlette.routing import BaseRoute, Match, NoMatchFound
+from starlette.types import Receive, Scope, Send
 
 from .security import SchemeInfo
 
@@ -175,13 +176,19 @@ def json_body(accepted: str) -> Callable[[Request], Coroutine[Any, Any, None]]:
     accepted_types = (accepted,)
 
     async def check(request: Request) -> None:
-        content_type = media_type(request)
-        if not content_type or content_type.endswith(("/json", "+json")):
-            return
-        if not matches(content_type, accepted):
-            raise unsupported(content_type, accepted_types)
+        refuse_other_media(request, accepted_types)
 
+    check.accepted_json = accepted_types  # type: ignore[attr-defined]  # read by Route
     return check
+
+
+def refuse_other_media(request: Request, accepted: tuple[str, ...]) -> None:
+    """The check of `json_body`: 415 unless the body is JSON (or sent without a Content-Type)."""
+    content_type = media_type(request)
+    if not content_type or content_type.endswith(("/json", "+json")):
+        return
+    if not matches(content_type, accepted[0]):
+        raise unsupported(content_type, accepted)
 
 
 async def has_body(request: Request) -> bool:
@@ -295,11 +302,12 @@ def _deep_set(node: dict[str, Any], path: list[str], value: Any) -> None:
 
 
 def _deep_lists(value: Any) -> Any:
-    """Nested dicts whose keys are all numbers as lists, in the numbers' order."""
+    """Nested dicts whose keys are all numbers (ASCII digits: not "²", which int() refuses)
+    as lists, in the numbers' order."""
     if not isinstance(value, dict):
         return value
     items = {key: _deep_lists(item) for key, item in value.items()}
-    if items and all(key.isdigit() for key in items):
+    if items and all(key.isascii() and key.isdigit() for key in items):
         return [items[key] for key in sorted(items, key=int)]
     return items
 
@@ -511,6 +519,16 @@ def direct_handler(route: APIRoute, standard: Handler) -> Handler:
     return handle
 
 
+def json_handler(standard: Handler, accepted: tuple[str, ...]) -> Handler:
+    """FastAPI's handler behind the check of `json_body` (a 415 for a body of another type)."""
+
+    async def handle(request: Request) -> Response:
+        refuse_other_media(request, accepted)
+        return await standard(request)
+
+    return handle
+
+
 class Route(APIRoute):
     """The generated routes' APIRoute: cheaper to find and, without inputs, to enter.
 
@@ -524,11 +542,25 @@ class Route(APIRoute):
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         direct = direct_context(endpoint)
         self.direct = direct is not endpoint  # read by get_route_handler, within __init__
-        super().__init__(path, direct, **kwargs)
+        # the route dependency of `json_body` checked by the handler itself, before FastAPI's
+        # (the same 415, as the first dependency would: one dependency less to solve)
+        dependencies = list(kwargs.pop("dependencies", None) or ())
+        checks = [d for d in dependencies if hasattr(d.dependency, "accepted_json")]
+        self.accepted_json: tuple[str, ...] | None = (
+            checks[0].dependency.accepted_json
+            if len(checks) == 1 and dependencies[0] is checks[0]
+            else None
+        )
+        if self.accepted_json is not None:
+            dependencies = dependencies[1:]
+        super().__init__(path, direct, dependencies=dependencies, **kwargs)
         self.literal_prefix = self.path_format.partition("{")[0]
 
     def get_route_handler(self) -> Handler:
         standard = super().get_route_handler()
+        accepted = getattr(self, "accepted_json", None)
+        if accepted is not None:
+            return json_handler(standard, accepted)
         if not getattr(self, "direct", False) or not self.answers_like_fastapi_directly():
             return standard
         return direct_handler(self, standard)
@@ -570,3 +602,74 @@ class Route(APIRoute):
         ):
             return Match.NONE, {}
         return super().matches(scope)
+
+
+# -- the route table ---------------------------------------------------------------------------
+
+ROUTE = "route"  # the matched route, in the child scope (as FastAPI's APIRoute records it)
+
+
+def first_segment(route: BaseRoute) -> str | None:
+    """The literal first path segment every path this route matches has, or None if any."""
+    path_format = getattr(route, "path_format", None)
+    if not isinstance(path_format, str) or not path_format.startswith("/"):
+        return None
+    literal = path_format.partition("{")[0][1:]
+    if "/" in literal:
+        return literal.partition("/")[0]
+    return literal if "{" not in path_format else None
+
+
+class RouteTable(BaseRoute):
+    """Routes in order, looked up by the first segment of the request's path.
+
+    A router tries every route in order until one matches; `create_app` puts the API's
+    routes in one table instead (one entry of the app's routes), so a request tries, in their
+    order, only the routes of its own first segment and those that could match any. The
+    answer is the flat list's: the first route matching in full wins, else the first matching
+    the path but not the method (405), else none; a path with a newline (which `$` in a
+    route's expression tolerates at the end) tries every route. Not `include_router`: with
+    FastAPI's included routers every route tried costs more than the route's own test.
+    """
+
+    def __init__(self, routes: Sequence[BaseRoute]) -> None:
+        self.routes = list(routes)
+        keyed = [(first_segment(route), route) for route in self.routes]
+        self._anywhere = tuple(route for key, route in keyed if key is None)
+        self._by_segment = {
+            segment: tuple(route for key, route in keyed if key in (None, segment))
+            for segment in {key for key, _ in keyed if key is not None}
+        }
+
+    def candidates(self, scope: Scope) -> Sequence[BaseRoute]:
+        if scope["type"] != "http" or scope.get("root_path"):
+            return self.routes
+        path: str = scope["path"]
+        if "\n" in path:
+            return self.routes
+        return self._by_segment.get(path[1:].partition("/")[0], self._anywhere)
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        partial: Scope | None = None
+        for route in self.candidates(scope):
+            match, child_scope = route.matches(scope)
+            if match == Match.FULL:
+                child_scope[ROUTE] = route
+                return match, child_scope
+            if match == Match.PARTIAL and partial is None:
+                partial = {**child_scope, ROUTE: route}
+        if partial is not None:
+            return Match.PARTIAL, partial
+        return Match.NONE, {}
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        route: BaseRoute = scope[ROUTE]
+        await route.handle(scope, receive, send)
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> URLPath:
+        for route in self.routes:
+            try:
+                return route.url_path_for(name, **path_params)
+            except NoMatchFound:
+                continue
+        raise NoMatchFound(name, path_params)
