@@ -113,6 +113,10 @@ def test_body_of_several_media_types_dispatches_on_content_type(files: Files) ->
 # -- a file part as the handler receives it: filename, type, size and a stream ----------------
 
 
+def _sha(content: bytes) -> bytes:
+    return hashlib.sha256(content).digest()
+
+
 class Streamed:
     """Handlers that stream each file part to disk, 64 KiB at a time, and note what came."""
 
@@ -199,14 +203,15 @@ def test_several_file_parts_and_a_list_of_parts_arrive_with_their_names_and_type
         )
         assert response.status_code == 201, response.text
         avatar = client.post(
-            "/avatars", data={"caption": "me"}, files={"image": ("me.jpg", b"JFIF-face", "image/jpeg")}
+            "/avatars",
+            data={"caption": "me"},
+            files={"image": ("me.jpg", b"JFIF-face", "image/jpeg")},
         )
     assert avatar.json()["size"] == 9
-    sha = lambda content: hashlib.sha256(content).digest()  # noqa: E731
     assert handlers.parts[before:] == [
-        ("main.pdf", "application/pdf", 9, sha(b"%PDF-main")),
-        ("a.txt", "text/plain", 5, sha(b"alpha")),
-        ("b.png", "image/png", 9, sha(b"\x89PNG-beta")),
+        ("main.pdf", "application/pdf", 9, _sha(b"%PDF-main")),
+        ("a.txt", "text/plain", 5, _sha(b"alpha")),
+        ("b.png", "image/png", 9, _sha(b"\x89PNG-beta")),
         ("me.jpg", "image/jpeg", 9, b"JFIF"),
     ]
     assert response.json()["size"] == 23
