@@ -57,7 +57,9 @@ def test_the_code_emits_only_rule_members_and_every_rule_is_emitted() -> None:
                     argument = node.args[position]
                     if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
                         typed_as_strings.append(f"{path.name}:{node.lineno}: {argument.value!r}")
-            if isinstance(node, ast.Tuple) and len(node.elts) == 3:  # a repair (pointer, rule, text)
+            if (
+                isinstance(node, ast.Tuple) and len(node.elts) == 3
+            ):  # a repair (pointer, rule, text)
                 rule = node.elts[1]
                 if (
                     isinstance(rule, ast.Constant)
