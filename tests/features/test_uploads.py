@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from harness import app, models, serve
+from harness import context, models, package, serve
 from http_server import serve_http
 from pydantic import ValidationError
 
@@ -149,7 +149,8 @@ class Streamed:
 @pytest.fixture(scope="module")
 def streamed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Streamed, str]]:
     handlers = Streamed(tmp_path_factory.mktemp("stored"))
-    with serve_http(app("uploads", files=handlers)) as url:
+    service = package("uploads").create_app(context=context, files=handlers, strict_contract=True)
+    with serve_http(service) as url:  # the generated app: its error handlers and contract check
         yield handlers, url
 
 
