@@ -34,7 +34,7 @@ from pydantic import (
     ValidationError,
 )
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, core_schema
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 from starlette.datastructures import Headers, UploadFile
 from starlette.routing import Match
 from starlette.types import Scope
@@ -267,7 +267,7 @@ class UploadedFile(UploadFile):
             value = value.encode()
         if isinstance(value, bytes | bytearray | memoryview):
             return cls.from_bytes(bytes(value))
-        raise ValueError("Expected a file")
+        raise PydanticCustomError("file_type", "Input should be a file")
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
