@@ -231,6 +231,10 @@ def test_a_file_field_sent_as_text_and_a_text_field_sent_as_a_file(files: Files)
     assert response.json()["name"] == "from a file"
     assert files.contents == [b"plain text"]
     assert files.seen[0].file.filename is None
+    huge = b"t" * (package("uploads").transport.FIELD_PART_LIMIT + 1)  # bounded as a field is
+    refused = client.post("/files", data={"file": "x"}, files={"title": ("t.txt", huge)})
+    assert refused.status_code == 422 and "larger than" in refused.text
+    assert len(files.seen) == 1
 
 
 def test_a_model_built_by_hand_takes_bytes_for_a_file() -> None:

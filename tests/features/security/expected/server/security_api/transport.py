@@ -279,6 +279,9 @@ class UploadedFile(UploadFile):
         return {"type": "string", "format": "binary"}
 
 
+FIELD_PART_LIMIT = 1024 * 1024  # a field's part (not a file), as Starlette bounds those it reads
+
+
 @cache
 def _file_fields(model: type[BaseModel]) -> frozenset[str]:
     """The names (aliases) of the model's fields typed `UploadedFile` (or a list of them)."""
@@ -326,7 +329,12 @@ async def read_form(request: Request, model: type[M], *, lists: tuple[str, ...] 
         for part in form.getlist(key):
             item: Any = part
             if isinstance(part, UploadFile) and key not in file_fields:
-                item = await part.read()  # sent as a file to a field that is not one: its value
+                # sent as a file to a field that is not one: its value, as large as a field may be
+                item = await part.read(FIELD_PART_LIMIT + 1)
+                if len(item) > FIELD_PART_LIMIT:
+                    raise _invalid(
+                        "body", key, f"A field's part is larger than {FIELD_PART_LIMIT} bytes"
+                    )
             if key in json_fields:
                 try:
                     values.append(json.loads(item))
