@@ -1,8 +1,8 @@
 """Uploads with their metadata (issue 26, point 6), over HTTP, sync and async: a file part
 takes bytes, a path, an open file or a `(filename, content, content_type)` tuple, sends the
 caller's filename and the Encoding Object's `contentType` (or the caller's), and a path is
-streamed from disk; the generated API layer hands the handler each file's bytes with the
-filename and content type it came with."""
+streamed from disk; the generated API layer hands the handler each file (an `UploadedFile`)
+with the filename and content type it came with."""
 
 from __future__ import annotations
 
@@ -24,13 +24,13 @@ class Files:
 
     async def upload_avatar(self, ctx: str, *, body: Any) -> Any:
         image = body.image
-        self.seen.append((image.filename, image.content_type, bytes(image), body.caption))
-        return models("uploads").Stored(name=image.filename or "", size=len(image))
+        self.seen.append((image.filename, image.content_type, await image.read(), body.caption))
+        return models("uploads").Stored(name=image.filename or "", size=image.size)
 
     async def upload_file(self, ctx: str, *, body: Any) -> Any:
         parts = [body.file, *(body.attachments or [])]
-        self.seen.append([(p.filename, p.content_type, bytes(p)) for p in parts])
-        return models("uploads").Stored(name=body.title, size=len(body.file))
+        self.seen.append([(p.filename, p.content_type, await p.read()) for p in parts])
+        return models("uploads").Stored(name=body.title, size=body.file.size)
 
 
 @pytest.fixture(scope="module")

@@ -52,9 +52,9 @@ class Files:
         self.M = models("uploads")
 
     async def upload_file(self, ctx: str, *, body: Any) -> Any:
-        assert body.attachments == [b"one", b"two"]
+        assert [await part.read() for part in body.attachments or []] == [b"one", b"two"]
         tags = ",".join(body.tags or [])
-        return self.M.Stored(name=body.title, size=len(body.file), fields={"tags": tags})
+        return self.M.Stored(name=body.title, size=body.file.size, fields={"tags": tags})
 
     async def put_blob(self, ctx: str, *, name: str, body: bytes) -> Any:
         return self.M.Stored(name=name, size=len(body))

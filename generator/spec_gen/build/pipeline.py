@@ -245,6 +245,7 @@ def _render(
     from ..targets.client.resources import render_client
     from ..targets.models import kept
     from ..targets.models.depth import needs_headroom, recursion_headroom
+    from ..targets.models.files import uploads_typed
     from ..targets.models.fix import any_classes, enum_class_names, model_names
     from ..targets.models.prepare import models_document
     from ..targets.models.run import refusal_pointer
@@ -345,7 +346,7 @@ def _render(
     # the server's one models module first: with it, the server's probe can start importing
     # while the client's split of the models is made and formatted
     server_models = f"server/{config.server_package}/models.py"
-    server_models_source = recursion_headroom(models_source, depth)
+    server_models_source = recursion_headroom(uploads_typed(models_source, api), depth)
     # the probes check the models as datamodel-code-generator wrote them while ruff formats
     # them: its fixes (import order, unused imports) and its formatting leave the code's
     # meaning as it is, and the checks no longer wait for it

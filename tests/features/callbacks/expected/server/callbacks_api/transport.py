@@ -12,11 +12,14 @@ table `create_app` keeps them in (`RouteTable`).
 import base64
 import binascii
 import inspect
+import io
 import json
 import re
-from collections.abc import AsyncIterable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from functools import cache
+from typing import Any, TypeVar, get_args
 
 from fastapi import HTTPException, Request, Response, params, routing
 from fastapi.datastructures import DefaultPlaceholder
@@ -24,8 +27,16 @@ from fastapi.exceptions import RequestValidationError, ResponseValidationError
 from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
 from fastapi.utils import is_body_allowed_for_status_code
-from pydantic import BaseModel, TypeAdapter, ValidationError
-from starlette.datastructures import UploadFile, URLPath
+from pydantic import (
+    BaseModel,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    TypeAdapter,
+    ValidationError,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+from starlette.datastructures import Headers, UploadFile, URLPath
 from starlette.routing import BaseRoute, Match, NoMatchFound
 from starlette.types import Receive, Scope, Send
 
@@ -231,32 +242,87 @@ async def read_text(request: Request) -> str:
         raise _invalid("body", "", "Body is not UTF-8 text") from None
 
 
-class UploadedFile(bytes):
-    """A file part as a handler receives it: its bytes (it is a `bytes`), with the
-    `filename` and `content_type` the client sent."""
+class UploadedFile(UploadFile):
+    """A file part of a multipart body as the handler receives it: `filename`,
+    `content_type`, `size` (in bytes), `headers`, and the part's content, which Starlette
+    spools to disk above 1 MB, read from there without holding it in memory:
+    `await part.read(n)` (all that is left without `n`), `async for chunk in part` (the
+    whole content, 64 KiB at a time) or `part.file` (a binary file object, for code that
+    reads synchronously). The file is closed once the answer has been sent. A model built
+    by hand (a test) takes bytes or text for it too, as `UploadedFile.from_bytes` does."""
 
-    filename: str | None
-    content_type: str | None
+    chunk_size = 64 * 1024
 
-    def __new__(
-        cls, content: bytes, filename: str | None, content_type: str | None
-    ) -> "UploadedFile":
-        self = super().__new__(cls, content)
-        self.filename = filename
-        self.content_type = content_type
-        return self
+    @classmethod
+    def from_bytes(cls, content: bytes, filename: str | None = None,
+                   content_type: str | None = None) -> "UploadedFile":  # fmt: skip
+        headers = Headers({"content-type": content_type} if content_type else {})
+        return cls(io.BytesIO(content), size=len(content), filename=filename, headers=headers)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        await self.seek(0)
+        while chunk := await self.read(self.chunk_size):
+            yield chunk
+
+    @classmethod
+    def _validate(cls, value: Any) -> "UploadedFile":
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, UploadFile):  # as Starlette parsed it: the same file, not a copy
+            return cls(value.file, size=value.size, filename=value.filename, headers=value.headers)
+        if isinstance(value, str):  # a part sent as a field, without a filename
+            value = value.encode()
+        if isinstance(value, bytes | bytearray | memoryview):
+            return cls.from_bytes(bytes(value))
+        raise PydanticCustomError("file_type", "Input should be a file")
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_plain_validator_function(cls._validate)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: CoreSchema,
+                                     handler: GetJsonSchemaHandler) -> JsonSchemaValue:  # fmt: skip
+        return {"type": "string", "format": "binary"}
+
+
+FIELD_PART_LIMIT = 1024 * 1024  # a field's part (not a file), as Starlette bounds those it reads
+
+
+@cache
+def _file_fields(model: type[BaseModel]) -> frozenset[str]:
+    """The names (aliases) of the model's fields typed `UploadedFile` (or a list of them)."""
+
+    def files(annotation: Any) -> bool:
+        return annotation is UploadedFile or any(files(a) for a in get_args(annotation))
+
+    return frozenset(
+        f.alias or name for name, f in model.model_fields.items() if files(f.annotation)
+    )
+
+
+def _close_after_answer(request: Request, form: Any) -> None:
+    """The form's files closed once the answer has been sent, as FastAPI closes its own."""
+    for key in ("fastapi_middleware_astack", "fastapi_astack"):  # FastAPI >= 0.123, before
+        stack = request.scope.get(key)
+        if isinstance(stack, AsyncExitStack):
+            stack.push_async_callback(form.close)
+            return
 
 
 async def read_form(request: Request, model: type[M], *, lists: tuple[str, ...] = (),
                     json_fields: tuple[str, ...] = (),
                     deep_fields: tuple[str, ...] = ()) -> M:  # fmt: skip
-    """A url-encoded or multipart body as its model: file parts become `UploadedFile`s
-    (bytes with their filename and content type); a deepObject
+    """A url-encoded or multipart body as its model: a file field's parts become
+    `UploadedFile`s (filename, content type, size and the spooled file, never read here);
+    a part sent as a file to another field is read as that field's value; a deepObject
     field's `name[key][0]=value` pairs an object (keys all numbers: an array)."""
     try:
         form = await request.form()
     except Exception as error:  # a malformed multipart body
         raise _invalid("body", "", f"Malformed form body: {error}") from None
+    _close_after_answer(request, form)
+    file_fields = _file_fields(model)
     data: dict[str, Any] = {}
     deep: dict[str, Any] = {}
     for key in dict.fromkeys(form.keys()):
@@ -267,16 +333,22 @@ async def read_form(request: Request, model: type[M], *, lists: tuple[str, ...] 
                 _deep_set(deep, [name, *_DEEP_SEGMENT.findall(key[len(name) :])], value)
             continue
         values: list[Any] = []
-        for value in form.getlist(key):
-            if isinstance(value, UploadFile):
-                values.append(UploadedFile(await value.read(), value.filename, value.content_type))
-            elif key in json_fields:
+        for part in form.getlist(key):
+            item: Any = part
+            if isinstance(part, UploadFile) and key not in file_fields:
+                # sent as a file to a field that is not one: its value, as large as a field may be
+                item = await part.read(FIELD_PART_LIMIT + 1)
+                if len(item) > FIELD_PART_LIMIT:
+                    raise _invalid(
+                        "body", key, f"A field's part is larger than {FIELD_PART_LIMIT} bytes"
+                    )
+            if key in json_fields:
                 try:
-                    values.append(json.loads(value))
+                    values.append(json.loads(item))
                 except ValueError:
                     raise _invalid("body", key, "Not a JSON value") from None
             else:
-                values.append(value)
+                values.append(item)
         data[key] = values if key in lists else values[0]
     for name, tree in deep.items():
         data[name] = _deep_lists(tree)

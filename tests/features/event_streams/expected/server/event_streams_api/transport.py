@@ -5,17 +5,21 @@ Parameters FastAPI cannot read as the spec means them (deepObject, non-exploded 
 delimited arrays, objects, unions), bodies that are not one JSON document (forms,
 uploads, bytes, text, several media types), responses that are not JSON, and the
 credentials of an operation's security schemes. Every failure to read is a 422 in
-FastAPI's own format, never a 500. And the class of every generated route (`Route`).
+FastAPI's own format, never a 500. And the class of every generated route (`Route`), and the
+table `create_app` keeps them in (`RouteTable`).
 """
 
 import base64
 import binascii
 import inspect
+import io
 import json
 import re
-from collections.abc import AsyncIterable, Callable, Coroutine, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from functools import cache
+from typing import Any, TypeVar, get_args
 
 from fastapi import HTTPException, Request, Response, params, routing
 from fastapi.datastructures import DefaultPlaceholder
@@ -23,10 +27,18 @@ from fastapi.exceptions import RequestValidationError, ResponseValidationError
 from fastapi.responses import StreamingResponse
 from fastapi.routing import APIRoute
 from fastapi.utils import is_body_allowed_for_status_code
-from pydantic import BaseModel, TypeAdapter, ValidationError
-from starlette.datastructures import UploadFile
-from starlette.routing import Match
-from starlette.types import Scope
+from pydantic import (
+    BaseModel,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    TypeAdapter,
+    ValidationError,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+from starlette.datastructures import Headers, UploadFile, URLPath
+from starlette.routing import BaseRoute, Match, NoMatchFound
+from starlette.types import Receive, Scope, Send
 
 from .security import SchemeInfo
 
@@ -175,13 +187,19 @@ def json_body(accepted: str) -> Callable[[Request], Coroutine[Any, Any, None]]:
     accepted_types = (accepted,)
 
     async def check(request: Request) -> None:
-        content_type = media_type(request)
-        if not content_type or content_type.endswith(("/json", "+json")):
-            return
-        if not matches(content_type, accepted):
-            raise unsupported(content_type, accepted_types)
+        refuse_other_media(request, accepted_types)
 
+    check.accepted_json = accepted_types  # type: ignore[attr-defined]  # read by Route
     return check
+
+
+def refuse_other_media(request: Request, accepted: tuple[str, ...]) -> None:
+    """The check of `json_body`: 415 unless the body is JSON (or sent without a Content-Type)."""
+    content_type = media_type(request)
+    if not content_type or content_type.endswith(("/json", "+json")):
+        return
+    if not matches(content_type, accepted[0]):
+        raise unsupported(content_type, accepted)
 
 
 async def has_body(request: Request) -> bool:
@@ -224,32 +242,87 @@ async def read_text(request: Request) -> str:
         raise _invalid("body", "", "Body is not UTF-8 text") from None
 
 
-class UploadedFile(bytes):
-    """A file part as a handler receives it: its bytes (it is a `bytes`), with the
-    `filename` and `content_type` the client sent."""
+class UploadedFile(UploadFile):
+    """A file part of a multipart body as the handler receives it: `filename`,
+    `content_type`, `size` (in bytes), `headers`, and the part's content, which Starlette
+    spools to disk above 1 MB, read from there without holding it in memory:
+    `await part.read(n)` (all that is left without `n`), `async for chunk in part` (the
+    whole content, 64 KiB at a time) or `part.file` (a binary file object, for code that
+    reads synchronously). The file is closed once the answer has been sent. A model built
+    by hand (a test) takes bytes or text for it too, as `UploadedFile.from_bytes` does."""
 
-    filename: str | None
-    content_type: str | None
+    chunk_size = 64 * 1024
 
-    def __new__(
-        cls, content: bytes, filename: str | None, content_type: str | None
-    ) -> "UploadedFile":
-        self = super().__new__(cls, content)
-        self.filename = filename
-        self.content_type = content_type
-        return self
+    @classmethod
+    def from_bytes(cls, content: bytes, filename: str | None = None,
+                   content_type: str | None = None) -> "UploadedFile":  # fmt: skip
+        headers = Headers({"content-type": content_type} if content_type else {})
+        return cls(io.BytesIO(content), size=len(content), filename=filename, headers=headers)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        await self.seek(0)
+        while chunk := await self.read(self.chunk_size):
+            yield chunk
+
+    @classmethod
+    def _validate(cls, value: Any) -> "UploadedFile":
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, UploadFile):  # as Starlette parsed it: the same file, not a copy
+            return cls(value.file, size=value.size, filename=value.filename, headers=value.headers)
+        if isinstance(value, str):  # a part sent as a field, without a filename
+            value = value.encode()
+        if isinstance(value, bytes | bytearray | memoryview):
+            return cls.from_bytes(bytes(value))
+        raise PydanticCustomError("file_type", "Input should be a file")
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_plain_validator_function(cls._validate)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: CoreSchema,
+                                     handler: GetJsonSchemaHandler) -> JsonSchemaValue:  # fmt: skip
+        return {"type": "string", "format": "binary"}
+
+
+FIELD_PART_LIMIT = 1024 * 1024  # a field's part (not a file), as Starlette bounds those it reads
+
+
+@cache
+def _file_fields(model: type[BaseModel]) -> frozenset[str]:
+    """The names (aliases) of the model's fields typed `UploadedFile` (or a list of them)."""
+
+    def files(annotation: Any) -> bool:
+        return annotation is UploadedFile or any(files(a) for a in get_args(annotation))
+
+    return frozenset(
+        f.alias or name for name, f in model.model_fields.items() if files(f.annotation)
+    )
+
+
+def _close_after_answer(request: Request, form: Any) -> None:
+    """The form's files closed once the answer has been sent, as FastAPI closes its own."""
+    for key in ("fastapi_middleware_astack", "fastapi_astack"):  # FastAPI >= 0.123, before
+        stack = request.scope.get(key)
+        if isinstance(stack, AsyncExitStack):
+            stack.push_async_callback(form.close)
+            return
 
 
 async def read_form(request: Request, model: type[M], *, lists: tuple[str, ...] = (),
                     json_fields: tuple[str, ...] = (),
                     deep_fields: tuple[str, ...] = ()) -> M:  # fmt: skip
-    """A url-encoded or multipart body as its model: file parts become `UploadedFile`s
-    (bytes with their filename and content type); a deepObject
+    """A url-encoded or multipart body as its model: a file field's parts become
+    `UploadedFile`s (filename, content type, size and the spooled file, never read here);
+    a part sent as a file to another field is read as that field's value; a deepObject
     field's `name[key][0]=value` pairs an object (keys all numbers: an array)."""
     try:
         form = await request.form()
     except Exception as error:  # a malformed multipart body
         raise _invalid("body", "", f"Malformed form body: {error}") from None
+    _close_after_answer(request, form)
+    file_fields = _file_fields(model)
     data: dict[str, Any] = {}
     deep: dict[str, Any] = {}
     for key in dict.fromkeys(form.keys()):
@@ -260,16 +333,22 @@ async def read_form(request: Request, model: type[M], *, lists: tuple[str, ...] 
                 _deep_set(deep, [name, *_DEEP_SEGMENT.findall(key[len(name) :])], value)
             continue
         values: list[Any] = []
-        for value in form.getlist(key):
-            if isinstance(value, UploadFile):
-                values.append(UploadedFile(await value.read(), value.filename, value.content_type))
-            elif key in json_fields:
+        for part in form.getlist(key):
+            item: Any = part
+            if isinstance(part, UploadFile) and key not in file_fields:
+                # sent as a file to a field that is not one: its value, as large as a field may be
+                item = await part.read(FIELD_PART_LIMIT + 1)
+                if len(item) > FIELD_PART_LIMIT:
+                    raise _invalid(
+                        "body", key, f"A field's part is larger than {FIELD_PART_LIMIT} bytes"
+                    )
+            if key in json_fields:
                 try:
-                    values.append(json.loads(value))
+                    values.append(json.loads(item))
                 except ValueError:
                     raise _invalid("body", key, "Not a JSON value") from None
             else:
-                values.append(value)
+                values.append(item)
         data[key] = values if key in lists else values[0]
     for name, tree in deep.items():
         data[name] = _deep_lists(tree)
@@ -295,11 +374,12 @@ def _deep_set(node: dict[str, Any], path: list[str], value: Any) -> None:
 
 
 def _deep_lists(value: Any) -> Any:
-    """Nested dicts whose keys are all numbers as lists, in the numbers' order."""
+    """Nested dicts whose keys are all numbers (ASCII digits: not "²", which int() refuses)
+    as lists, in the numbers' order."""
     if not isinstance(value, dict):
         return value
     items = {key: _deep_lists(item) for key, item in value.items()}
-    if items and all(key.isdigit() for key in items):
+    if items and all(key.isascii() and key.isdigit() for key in items):
         return [items[key] for key in sorted(items, key=int)]
     return items
 
@@ -511,6 +591,16 @@ def direct_handler(route: APIRoute, standard: Handler) -> Handler:
     return handle
 
 
+def json_handler(standard: Handler, accepted: tuple[str, ...]) -> Handler:
+    """FastAPI's handler behind the check of `json_body` (a 415 for a body of another type)."""
+
+    async def handle(request: Request) -> Response:
+        refuse_other_media(request, accepted)
+        return await standard(request)
+
+    return handle
+
+
 class Route(APIRoute):
     """The generated routes' APIRoute: cheaper to find and, without inputs, to enter.
 
@@ -524,11 +614,25 @@ class Route(APIRoute):
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         direct = direct_context(endpoint)
         self.direct = direct is not endpoint  # read by get_route_handler, within __init__
-        super().__init__(path, direct, **kwargs)
+        # the route dependency of `json_body` checked by the handler itself, before FastAPI's
+        # (the same 415, as the first dependency would: one dependency less to solve)
+        dependencies = list(kwargs.pop("dependencies", None) or ())
+        checks = [d for d in dependencies if hasattr(d.dependency, "accepted_json")]
+        self.accepted_json: tuple[str, ...] | None = (
+            checks[0].dependency.accepted_json
+            if len(checks) == 1 and dependencies[0] is checks[0]
+            else None
+        )
+        if self.accepted_json is not None:
+            dependencies = dependencies[1:]
+        super().__init__(path, direct, dependencies=dependencies, **kwargs)
         self.literal_prefix = self.path_format.partition("{")[0]
 
     def get_route_handler(self) -> Handler:
         standard = super().get_route_handler()
+        accepted = getattr(self, "accepted_json", None)
+        if accepted is not None:
+            return json_handler(standard, accepted)
         if not getattr(self, "direct", False) or not self.answers_like_fastapi_directly():
             return standard
         return direct_handler(self, standard)
@@ -570,3 +674,74 @@ class Route(APIRoute):
         ):
             return Match.NONE, {}
         return super().matches(scope)
+
+
+# -- the route table ---------------------------------------------------------------------------
+
+ROUTE = "route"  # the matched route, in the child scope (as FastAPI's APIRoute records it)
+
+
+def first_segment(route: BaseRoute) -> str | None:
+    """The literal first path segment every path this route matches has, or None if any."""
+    path_format = getattr(route, "path_format", None)
+    if not isinstance(path_format, str) or not path_format.startswith("/"):
+        return None
+    literal = path_format.partition("{")[0][1:]
+    if "/" in literal:
+        return literal.partition("/")[0]
+    return literal if "{" not in path_format else None
+
+
+class RouteTable(BaseRoute):
+    """Routes in order, looked up by the first segment of the request's path.
+
+    A router tries every route in order until one matches; `create_app` puts the API's
+    routes in one table instead (one entry of the app's routes), so a request tries, in their
+    order, only the routes of its own first segment and those that could match any. The
+    answer is the flat list's: the first route matching in full wins, else the first matching
+    the path but not the method (405), else none; a path with a newline (which `$` in a
+    route's expression tolerates at the end) tries every route. Not `include_router`: with
+    FastAPI's included routers every route tried costs more than the route's own test.
+    """
+
+    def __init__(self, routes: Sequence[BaseRoute]) -> None:
+        self.routes = list(routes)
+        keyed = [(first_segment(route), route) for route in self.routes]
+        self._anywhere = tuple(route for key, route in keyed if key is None)
+        self._by_segment = {
+            segment: tuple(route for key, route in keyed if key in (None, segment))
+            for segment in {key for key, _ in keyed if key is not None}
+        }
+
+    def candidates(self, scope: Scope) -> Sequence[BaseRoute]:
+        if scope["type"] != "http" or scope.get("root_path"):
+            return self.routes
+        path: str = scope["path"]
+        if "\n" in path:
+            return self.routes
+        return self._by_segment.get(path[1:].partition("/")[0], self._anywhere)
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        partial: Scope | None = None
+        for route in self.candidates(scope):
+            match, child_scope = route.matches(scope)
+            if match == Match.FULL:
+                child_scope[ROUTE] = route
+                return match, child_scope
+            if match == Match.PARTIAL and partial is None:
+                partial = {**child_scope, ROUTE: route}
+        if partial is not None:
+            return Match.PARTIAL, partial
+        return Match.NONE, {}
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        route: BaseRoute = scope[ROUTE]
+        await route.handle(scope, receive, send)
+
+    def url_path_for(self, name: str, /, **path_params: Any) -> URLPath:
+        for route in self.routes:
+            try:
+                return route.url_path_for(name, **path_params)
+            except NoMatchFound:
+                continue
+        raise NoMatchFound(name, path_params)

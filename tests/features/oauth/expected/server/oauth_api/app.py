@@ -22,6 +22,7 @@ from .interfaces import (
 )
 from .routers import create_api_router
 from .runtime import ContextProvider, ContextT
+from .transport import RouteTable
 
 
 def _package_file(name: str) -> bytes:
@@ -54,12 +55,13 @@ def create_app(
         """The generated reference page: its own CSS and JS, nothing fetched."""
         return HTMLResponse(docs_html)
 
-    app.include_router(
-        create_api_router(
-            context=context,
-            things=things,
-        )
+    api = create_api_router(
+        context=context,
+        things=things,
     )
+    # in the app's own routes, in one table keyed by first path segment (transport.RouteTable),
+    # not include_router(): FastAPI's included routers cost more per request than the handler
+    app.router.routes.append(RouteTable(api.routes))
     return app
 
 

@@ -6,6 +6,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
+from .transport import UploadedFile
+
 
 class Stored(BaseModel):
     name: str
@@ -18,12 +20,12 @@ class Document(BaseModel):
 
 
 class UploadFileRequestMultipart(BaseModel):
-    file: bytes
+    file: UploadedFile
     title: Annotated[str, Field(max_length=40)]
     tags: list[str] | None = None
-    attachments: list[bytes] | None = None
+    attachments: list[UploadedFile] | None = None
 
 
 class UploadAvatarRequestMultipart(BaseModel):
-    image: bytes
+    image: UploadedFile
     caption: str | None = None
