@@ -198,7 +198,7 @@ class Reader:
             state = compiled.construct_expanded_state(values)
         else:
             state = compiled.construct_expanded_state()
-        params = state.parameters
+        params: dict[str, Any] = dict(state.parameters)
         # the dialect's bind processors (a JSON path, a date), as the engine applies them:
         # the compiled statement's, and those of the IN lists' expanded parameters
         escaped = compiled.escaped_bind_names
