@@ -29,9 +29,23 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import BigInteger, Integer, Table, case, or_, select, type_coerce
+from sqlalchemy import (
+    BigInteger,
+    Integer,
+    String,
+    Table,
+    bindparam,
+    case,
+    cast,
+    literal_column,
+    or_,
+    select,
+    type_coerce,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from ..core.db import Reader
 from ..core.errors import ApiError
 from ..core.filters import NUMBER, TEXT, FilterColumn
 from ..core.tables import contacts, lists
@@ -196,6 +210,10 @@ class Catalogue:
 
     def filter_columns(self) -> dict[str, FilterColumn]:
         """The columns of the filter language (filters.compile_filter / compile_sort)."""
+        return self._filter_columns
+
+    @cached_property
+    def _filter_columns(self) -> dict[str, FilterColumn]:
         return {c.column_id: FilterColumn(c.expression, c.kind) for c in self.columns}
 
     def custom(self) -> list[ColumnSpec]:
@@ -247,18 +265,17 @@ async def _enrichment_rows(
     return [dict(row._mapping) for row in rows]
 
 
-async def load_catalogue(
-    connection: AsyncConnection, org_id: int, entity: str, list_id: int | None = None
+def _catalogue_of(
+    entity: str, custom_rows: list[dict[str, Any]], enrichment_rows: list[dict[str, Any]]
 ) -> Catalogue:
-    """The columns of `entity` for the organisation (enrichment columns of `list_id` if given)."""
     table = ENTITY_TABLES[entity]
     columns = list(BASE_COLUMNS[entity])
-    for row in await custom_column_rows(connection, org_id, entity):
+    for row in custom_rows:
         columns.append(
             _json_column(table, custom_column_id(row["id"]), row["name"], row["type"], "custom")
         )
     taken = {c.column_id for c in columns}
-    for row in await _enrichment_rows(connection, org_id, entity, list_id):
+    for row in enrichment_rows:
         column_id = row["column_id"]
         if column_id in taken:  # a config's column_id never shadows a base or custom column
             continue
@@ -266,6 +283,100 @@ async def load_catalogue(
         kind = NUMBER if (row["data_type"] or "").lower() in NUMBER_DATA_TYPES else TEXT
         columns.append(_json_column(table, column_id, row["name"], kind, "enrichment"))
     return Catalogue(entity, tuple(columns))
+
+
+async def load_catalogue(
+    connection: AsyncConnection, org_id: int, entity: str, list_id: int | None = None
+) -> Catalogue:
+    """The columns of `entity` for the organisation (enrichment columns of `list_id` if given),
+    read on `connection` (a write reads them in its own transaction)."""
+    return _catalogue_of(
+        entity,
+        await custom_column_rows(connection, org_id, entity),
+        await _enrichment_rows(connection, org_id, entity, list_id),
+    )
+
+
+# -- the catalogue of a read, kept while its rows are unchanged ---------------------------------
+#
+# A read-only operation (fetch) reads the rows a catalogue is made of in one indexed statement
+# on the Reader, and reuses the Catalogue last made of the same rows: the read is the check
+# that nothing changed (custom columns are written by other processes, the admin CLI, too), so
+# a catalogue is never stale, in this process or across several. The statements are the
+# ones of load_catalogue in one UNION ALL: custom columns first, then enrichment configs, each
+# by id.
+
+
+def _catalogue_rows(entity: str | None, with_list: bool) -> Any:
+    configs = waterfall_configs
+    custom = select(
+        literal_column("0").label("source"),
+        custom_columns.c.id.label("position"),
+        cast(custom_columns.c.id, String).label("column_id"),
+        custom_columns.c.name,
+        custom_columns.c.type.label("data_type"),
+    ).where(
+        custom_columns.c.org_id == bindparam("org_id"),
+        custom_columns.c.entity_type == bindparam("entity"),
+    )
+    if with_list:
+        applies = or_(configs.c.is_global.is_(True), configs.c.list_id == bindparam("list_id"))
+    else:
+        holds_entity = (
+            lists.c.type == COMPANIES_LIST if entity == COMPANY else lists.c.type != COMPANIES_LIST
+        )
+        on_entity_list = (
+            select(lists.c.id)
+            .where(lists.c.org_id == bindparam("org_id"), holds_entity)
+            .scalar_subquery()
+        )
+        applies = or_(configs.c.is_global.is_(True), configs.c.list_id.in_(on_entity_list))
+    enrichment = select(
+        literal_column("1").label("source"),
+        configs.c.id.label("position"),
+        configs.c.column_id,
+        configs.c.name,
+        configs.c.data_type,
+    ).where(configs.c.org_id == bindparam("org_id"), applies)
+    return union_all(custom, enrichment).order_by("source", "position")
+
+
+CATALOGUE_ROWS_OF_LIST = _catalogue_rows(None, with_list=True)
+CATALOGUE_ROWS = {entity: _catalogue_rows(entity, with_list=False) for entity in ENTITY_TABLES}
+KEPT_CATALOGUES = 256  # distinct (entity, rows) kept; the oldest goes first
+_kept: dict[tuple[Any, ...], Catalogue] = {}
+
+
+async def read_catalogue(
+    reader: Reader, org_id: int, entity: str, list_id: int | None = None
+) -> Catalogue:
+    """load_catalogue's columns, read on the Reader (one statement, outside any transaction):
+    for reads only. The Catalogue is made once per distinct set of rows."""
+    if list_id is None:
+        rows = await reader.all(CATALOGUE_ROWS[entity], org_id=org_id, entity=entity)
+    else:
+        rows = await reader.all(
+            CATALOGUE_ROWS_OF_LIST, org_id=org_id, entity=entity, list_id=list_id
+        )
+    found = tuple((row["source"], row["column_id"], row["name"], row["data_type"]) for row in rows)
+    key = (entity, found)
+    catalogue = _kept.get(key)
+    if catalogue is None:
+        custom = [
+            {"id": int(column_id), "name": name, "type": kind}
+            for source, column_id, name, kind in found
+            if source == 0
+        ]
+        enrichment = [
+            {"column_id": column_id, "name": name, "data_type": kind}
+            for source, column_id, name, kind in found
+            if source == 1
+        ]
+        catalogue = _catalogue_of(entity, custom, enrichment)
+        if len(_kept) >= KEPT_CATALOGUES:
+            del _kept[next(iter(_kept))]
+        _kept[key] = catalogue
+    return catalogue
 
 
 async def contact_filter_columns(
@@ -365,5 +476,6 @@ __all__ = [
     "entity_type",
     "load_catalogue",
     "normalise_linkedin_url",
+    "read_catalogue",
     "values_of",
 ]

@@ -56,7 +56,7 @@ from .columns import (
     Catalogue,
     base_columns,
     entity_of_list,
-    load_catalogue,
+    read_catalogue,
 )
 from .columns import entity_type as checked_entity
 from .searchable import searchable_fields
@@ -68,8 +68,7 @@ async def _catalogue(ctx: RequestContext, list_id: int | None, entity: str = CON
     if list_id is not None:
         listed = await contact_store.get_list(ctx.services.reader, scope, list_id)
         entity = entity_of_list(listed["type"])
-    async with ctx.services.engine.connect() as connection:
-        return await load_catalogue(connection, scope.org_id, entity, list_id)
+    return await read_catalogue(ctx.services.reader, scope.org_id, entity, list_id)
 
 
 def _custom_pairs(catalogue: Catalogue) -> CustomColumnDefinitionListResponse:
@@ -223,17 +222,16 @@ class ContactsHandlers(ContactBillingOperations):
     ) -> ContactListResponse:
         scope = await contact_scope(ctx)
         paging = Page(page, limit)
-        async with ctx.services.engine.connect() as connection:
-            records, total = await reads.fetch(
-                connection,
-                scope,
-                columns=body.columns,
-                list_id=body.list_id,
-                filter_model=_filter(body.filter_model),
-                sort_model=body.sort_model,
-                offset=paging.offset,
-                limit=limit,
-            )
+        records, total = await reads.fetch(
+            ctx.services.reader,
+            scope,
+            columns=body.columns,
+            list_id=body.list_id,
+            filter_model=_filter(body.filter_model),
+            sort_model=body.sort_model,
+            offset=paging.offset,
+            limit=limit,
+        )
         return ContactListResponse(
             data=[ContactRecord(**r) for r in records], pagination=paging.pagination(total)
         )

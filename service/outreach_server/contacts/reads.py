@@ -35,14 +35,14 @@ from .store import (
     get_list,
     in_list,
     now,
-    select_matching,
+    read_matching,
     storable,
 )
 from .tables import companies, profile_photos
 
 
 async def fetch(
-    connection: AsyncConnection,
+    reader: Reader,
     scope: ContactScope,
     *,
     columns: Sequence[str],
@@ -52,9 +52,13 @@ async def fetch(
     offset: int,
     limit: int,
 ) -> tuple[list[dict[str, Any]], int]:
-    """A page of matching contacts with only `columns` (and id), and the total."""
-    matching = await select_matching(
-        connection,
+    """A page of matching contacts with only `columns` (and id), and the total.
+
+    A read on the Reader: the list and the column catalogue (kept while its rows are
+    unchanged), then the page and the count in one hand-over, each statement compiled once
+    per shape of the filter and sort (Reader.scan_many)."""
+    matching = await read_matching(
+        reader,
         scope,
         list_id=list_id,
         filter_model=filter_model,
@@ -77,11 +81,13 @@ async def fetch(
                 needed["unlocked_at"] = contacts.c.unlocked_at
         else:
             needed["fields"] = contacts.c.fields
-    rows = []
+    count = matching.count()
     if offset <= MAX_OFFSET:
-        query = matching.select(*needed.values()).limit(limit).offset(offset)
-        rows = [row._mapping for row in await connection.execute(query)]
-    total = int(await connection.scalar(matching.count()) or 0)
+        page = matching.select(*needed.values()).limit(limit).offset(offset)
+        rows, counted = await reader.scan_many(page, count)
+    else:
+        rows, (counted,) = [], await reader.scan_many(count)
+    total = int(next(iter(counted[0].values())) or 0) if counted else 0
     selected = Catalogue(CONTACT, tuple(chosen))
     return [{"id": row["id"], **values_of(row, selected)} for row in rows], total
 

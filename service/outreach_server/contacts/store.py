@@ -34,6 +34,7 @@ from .columns import (
     Catalogue,
     entity_of_list,
     load_catalogue,
+    read_catalogue,
     values_of,
 )
 from .tables import list_memberships
@@ -232,7 +233,6 @@ async def select_matching(
     model or an unknown column or operator. The catalogue (base, custom and enrichment
     columns) is loaded on `connection` unless given.
     """
-    clauses = [scope.contacts_visible()]
     if list_id is not None:
         row = None
         if storable(list_id):
@@ -244,9 +244,44 @@ async def select_matching(
             raise ApiError(404, LIST_NOT_FOUND)
         if entity_of_list(row.type) != CONTACT:
             raise ApiError(400, NOT_A_CONTACT_LIST)
-        clauses.append(in_list(list_id))
     if catalogue is None:
         catalogue = await load_catalogue(connection, scope.org_id, CONTACT, list_id)
+    return matching(scope, list_id, catalogue, filter_model, sort_model, filter_loc, sort_loc)
+
+
+async def read_matching(
+    reader: Reader,
+    scope: ContactScope,
+    *,
+    list_id: int | None,
+    filter_model: str | Mapping[str, Any] | BaseModel | None,
+    sort_model: str | Sequence[Any] | None,
+    filter_loc: Sequence[str | int],
+    sort_loc: Sequence[str | int],
+) -> Matching:
+    """select_matching for a read: the list and the catalogue read on the Reader (outside any
+    transaction; the catalogue reused while its rows are unchanged), the same answers and
+    errors in the same order."""
+    if list_id is not None:
+        await get_contact_list(reader, scope, list_id)
+    catalogue = await read_catalogue(reader, scope.org_id, CONTACT, list_id)
+    return matching(scope, list_id, catalogue, filter_model, sort_model, filter_loc, sort_loc)
+
+
+def matching(
+    scope: ContactScope,
+    list_id: int | None,
+    catalogue: Catalogue,
+    filter_model: str | Mapping[str, Any] | BaseModel | None,
+    sort_model: str | Sequence[Any] | None,
+    filter_loc: Sequence[str | int],
+    sort_loc: Sequence[str | int],
+) -> Matching:
+    """The selection of a list the key sees (already checked) and a filter and sort model
+    over the catalogue's columns (422 at filter_loc / sort_loc when malformed)."""
+    clauses = [scope.contacts_visible()]
+    if list_id is not None:
+        clauses.append(in_list(list_id))
     columns = catalogue.filter_columns()
     model = _model(filter_model, filter_loc, dict)
     _check_numbers(model, list(filter_loc))

@@ -21,6 +21,7 @@ from sqlalchemy import (
     event,
     text,
 )
+from sqlalchemy.dialects.sqlite import dialect as sqlite_dialect
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -32,6 +33,10 @@ metadata = MetaData(
         "pk": "pk_%(table_name)s",
     }
 )
+
+
+SHAPES = 256  # compiled statements kept by Reader.scan_many, per Reader
+_SQLITE_NAMED = sqlite_dialect(paramstyle="named")
 
 
 def is_sqlite(url: str) -> bool:
@@ -108,6 +113,7 @@ class Reader:
         self._pool_lock = asyncio.Lock()
         self._compiled: dict[Any, tuple[str, list[Any], dict[str, Any]]] = {}
         self._compiled_pg: dict[Any, tuple[str, tuple[str, ...], Any, list[Any]]] = {}
+        self._shapes: dict[Any, tuple[Any, list[Any]]] = {}  # scan_many(): compiled by shape
 
     async def all(self, statement: Any, **params: Any) -> list[dict[str, Any]]:
         if self._sqlite_path is None:
@@ -149,6 +155,63 @@ class Reader:
         cursor = connection.execute(sql, params)
         names = [column[0] for column in cursor.description]
         return _decoded([dict(zip(names, row)) for row in cursor.fetchall()], names, decoders)
+
+    async def scan_many(self, *statements: Any) -> list[list[dict[str, Any]]]:
+        """Statements built per call (a filtered page and its count), read together like
+        `scan`: on SQLite in one hand-over to the reading thread, on PostgreSQL on the asyncpg
+        pool; the rows of each, in order.
+
+        Each statement is compiled once per shape: SQLAlchemy's cache key of the statement
+        (its structure, without the values of its bound parameters) keys the compiled form,
+        and the values of the call are bound as parameters (never written into the SQL),
+        through the dialect's bind processors, IN lists expanded as the engine does.
+        """
+        prepared = [self._prepare(statement) for statement in statements]
+        if self._sqlite_path is None:
+            return [await self._pg_fetch(sql, args, decoders) for sql, args, decoders in prepared]
+        if self._scanner is None:
+            self._scanner = ThreadPoolExecutor(1, thread_name_prefix="sqlite-scan")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._scanner, self._scan_each, prepared)
+
+    def _scan_each(self, prepared: list[tuple[str, Any, list[Any]]]) -> list[list[dict[str, Any]]]:
+        return [self._scan(sql, params, decoders) for sql, params, decoders in prepared]
+
+    def _prepare(self, statement: Any) -> tuple[str, Any, list[Any]]:
+        """(SQL, parameters, decoders) of a statement built per call, its compiled form
+        reused by shape (at most SHAPES kept, the oldest dropped first)."""
+        key = statement._generate_cache_key()
+        entry = self._shapes.get(key.key) if key is not None else None
+        if entry is None:
+            dialect = self.engine.dialect if self._sqlite_path is None else _SQLITE_NAMED
+            compiled = dialect.statement_compiler(dialect, statement, cache_key=key)
+            entry = (compiled, _decoders(statement))
+            if key is not None:
+                if len(self._shapes) >= SHAPES:
+                    del self._shapes[next(iter(self._shapes))]
+                self._shapes[key.key] = entry
+        compiled, decoders = entry
+        if key is not None and compiled.cache_key is not key:
+            values = compiled.construct_params(
+                extracted_parameters=key.bindparams, escape_names=False
+            )
+            state = compiled.construct_expanded_state(values)
+        else:
+            state = compiled.construct_expanded_state()
+        params: dict[str, Any] = dict(state.parameters)
+        # the dialect's bind processors (a JSON path, a date), as the engine applies them:
+        # the compiled statement's, and those of the IN lists' expanded parameters
+        escaped = compiled.escaped_bind_names
+        for name, process in compiled._bind_processors.items():
+            name = escaped.get(name, name) if escaped else name
+            if name in params and callable(process):
+                params[name] = process(params[name])
+        for name, process in state.processors.items():
+            if name in params:
+                params[name] = process(params[name])
+        if self._sqlite_path is None:
+            return state.statement, [params[name] for name in state.positiontup or ()], decoders
+        return state.statement, params, decoders
 
     def _compile(self, statement: Any) -> tuple[str, list[Any], dict[str, Any]]:
         cached = self._compiled.get(statement)
@@ -200,11 +263,15 @@ class Reader:
         return cached
 
     async def _postgresql(self, statement: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
-        import asyncpg  # type: ignore[import-untyped]
-
         sql, order, compiled, decoders = self._compile_pg(statement)
         values = compiled.construct_params(params) if order else {}
-        args = [values[name] for name in order]
+        return await self._pg_fetch(sql, [values[name] for name in order], decoders)
+
+    async def _pg_fetch(
+        self, sql: str, args: list[Any], decoders: list[Any]
+    ) -> list[dict[str, Any]]:
+        import asyncpg  # type: ignore[import-untyped]
+
         pool = self._pool or await self._make_pool()
         for attempt in (1, 2):
             connection = await pool.acquire()

@@ -221,6 +221,8 @@ NUMBER_OPERATORS: dict[str, Callable[[Any, float], ColumnElement[bool]]] = {
 
 
 def _blank(expression: Any, operator: str, kind: str) -> ColumnElement[bool] | None:
+    if operator not in ("blank", "notBlank"):  # built only when asked for: the common case
+        return None
     empty = or_(expression.is_(None), expression == "") if kind == TEXT else expression.is_(None)
     if operator == "blank":
         return empty
