@@ -94,6 +94,25 @@ def keep_only(directory: Path, pattern: str) -> None:
         old.unlink()
 
 
+def read_record(cache_dir: Path, name: str, key: str, field: str) -> dict[str, Any]:
+    """`field` of the record `name` the last build kept, if it was kept under `key` (the tools
+    and code it depends on); else empty."""
+    try:
+        record = json.loads((cache_dir / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if isinstance(record, dict) and record.get("key") == key:
+        value = record.get(field, {})
+        return value if isinstance(value, dict) else {}
+    return {}
+
+
+def write_record(cache_dir: Path, name: str, key: str, field: str, value: dict[str, Any]) -> None:
+    """Keep `value` as the record `name`'s `field`, under `key` (read_record)."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    (cache_dir / name).write_text(json.dumps({"key": key, field: value}), encoding="utf-8")
+
+
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

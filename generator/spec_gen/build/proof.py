@@ -19,13 +19,12 @@ The record holds for one interpreter, pydantic, FastAPI and httpx version, and o
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from .cache import sha, versions
+from .cache import read_record, sha, versions, write_record
 
 RECORD = "verified.json"
 _FROM = re.compile(
@@ -131,12 +130,7 @@ class Proof:
         if cache_dir is None:
             return
         self.key = _key()
-        try:
-            record = json.loads((cache_dir / RECORD).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return
-        if isinstance(record, dict) and record.get("key") == self.key:
-            self.last = record.get("roles", {})
+        self.last = read_record(cache_dir, RECORD, self.key, "roles")
 
     def frame(self, role: str, package: str, sources: dict[str, str]) -> Any:
         """What the probe of `role` is sent for `sources` (module path -> source)."""
@@ -165,6 +159,4 @@ class Proof:
     def save(self) -> None:
         if self.cache_dir is None or set(self.now) != {"server", "client"}:
             return
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        record = {"key": self.key, "roles": self.now}
-        (self.cache_dir / RECORD).write_text(json.dumps(record), encoding="utf-8")
+        write_record(self.cache_dir, RECORD, self.key, "roles", self.now)

@@ -19,7 +19,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from .cache import generator_hash, keep_only, sha, tool_versions
+from .cache import generator_hash, keep_only, read_record, sha, tool_versions, write_record
 
 FORMAT_RECORD = "formatted.json"
 
@@ -49,12 +49,7 @@ class Reuse:
         if cache_dir is None:
             return
         self.key = _format_key()
-        try:
-            record = json.loads((cache_dir / FORMAT_RECORD).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return
-        if isinstance(record, dict) and record.get("key") == self.key:
-            self.last = record.get("files", {})
+        self.last = read_record(cache_dir, FORMAT_RECORD, self.key, "files")
 
     def format(self, files: dict[str, str]) -> dict[str, str]:
         """`files` with their Python files formatted by ruff (formatter.format_python), those
@@ -121,9 +116,5 @@ class Reuse:
         """Record what this build formatted, for the files it wrote (after they are)."""
         if self.cache_dir is None:
             return
-        record = {
-            "key": self.key,
-            "files": {name: hashes for name, hashes in sorted(self.made.items()) if name in files},
-        }
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        (self.cache_dir / FORMAT_RECORD).write_text(json.dumps(record), encoding="utf-8")
+        made = {name: hashes for name, hashes in sorted(self.made.items()) if name in files}
+        write_record(self.cache_dir, FORMAT_RECORD, self.key, "files", made)
