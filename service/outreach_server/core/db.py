@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     JSON,
@@ -35,6 +36,7 @@ metadata = MetaData(
 )
 
 
+T = TypeVar("T")
 SHAPES = 256  # compiled statements kept by Reader.scan_many, per Reader
 _SQLITE_NAMED = sqlite_dialect(paramstyle="named")
 
@@ -142,10 +144,13 @@ class Reader:
         sql, decoders, constants = self._compile(statement)
         if constants:
             params = {**constants, **params}
+        return await self._on_scanner(self._scan, sql, params, decoders)
+
+    async def _on_scanner(self, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)` on the Reader's SQLite reading thread (made on first use)."""
         if self._scanner is None:
             self._scanner = ThreadPoolExecutor(1, thread_name_prefix="sqlite-scan")
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._scanner, self._scan, sql, params, decoders)
+        return await asyncio.get_running_loop().run_in_executor(self._scanner, work, *args)
 
     def _scan(self, sql: str, params: dict[str, Any], decoders: list[Any]) -> list[dict[str, Any]]:
         """On the scanning thread: its own connection (made there, used only there)."""
@@ -169,10 +174,7 @@ class Reader:
         prepared = [self._prepare(statement) for statement in statements]
         if self._sqlite_path is None:
             return [await self._pg_fetch(sql, args, decoders) for sql, args, decoders in prepared]
-        if self._scanner is None:
-            self._scanner = ThreadPoolExecutor(1, thread_name_prefix="sqlite-scan")
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._scanner, self._scan_each, prepared)
+        return await self._on_scanner(self._scan_each, prepared)
 
     def _scan_each(self, prepared: list[tuple[str, Any, list[Any]]]) -> list[list[dict[str, Any]]]:
         return [self._scan(sql, params, decoders) for sql, params, decoders in prepared]
@@ -217,9 +219,7 @@ class Reader:
         cached = self._compiled.get(statement)
         if cached is None:
             self._refuse_per_call_statements(self._compiled)
-            from sqlalchemy.dialects import sqlite
-
-            compiled = statement.compile(dialect=sqlite.dialect(paramstyle="named"))
+            compiled = statement.compile(dialect=_SQLITE_NAMED)
             # the values written in the statement (a LIMIT of a constant, `column == 3`)
             constants = {
                 compiled.bind_names[bind]: bind.effective_value
