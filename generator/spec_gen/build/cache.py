@@ -2,8 +2,9 @@
 each keyed by content hashes (timestamps play no part):
 
 - `build.json`: the hashes of every input (spec files, templates, the generator's own
-  sources, tool versions, settings) and of every output file, so a rebuild with nothing
-  changed returns at once (this module imports none of the generator for it);
+  sources, tool versions, settings) and of every output file with its size, times and inode
+  as written, so a rebuild with nothing changed returns at once (this module imports none of
+  the generator for it) and a rebuild reads back only the output files written since;
 - `valid-<hash>`: the document openapi-spec-validator last found clean;
 - `models-<hash>.json`: datamodel-code-generator's last models module, its notes and depth.
 
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.config import Config
 from .result import BuildResult
-from .tree import existing_files
+from .tree import existing_files, stat_key
 
 if TYPE_CHECKING:
     from ..lint.findings import RawFinding
@@ -195,9 +196,23 @@ def _record_path(config: Config) -> Path:
     return config.root / CACHE_DIR / "build.json"
 
 
+def last_outputs(config: Config) -> dict[str, list[Any]]:
+    """The output files the last build into this output directory wrote: path -> [sha-256,
+    *tree.stat_key] (empty when it wrote elsewhere, or kept no record)."""
+    try:
+        record = json.loads(_record_path(config).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    outputs = record.get("outputs") if record.get("output") == str(config.output) else None
+    if not isinstance(outputs, dict):
+        return {}
+    return {k: v for k, v in outputs.items() if isinstance(v, list) and len(v) == 5}
+
+
 def unchanged_since_last_build(config: Config, *, strict: bool = False) -> bool:
     """Nothing to do: same inputs, same output on disk; and, when `strict`, the last build
-    went on without a warning (one that had warnings is built again, to refuse them)."""
+    went on without a warning (one that had warnings is built again, to refuse them). A file
+    whose size, times and inode are the ones recorded is not read again (tree.OutputFiles)."""
     record_path = _record_path(config)
     try:
         record = json.loads(record_path.read_text(encoding="utf-8"))
@@ -209,17 +224,30 @@ def unchanged_since_last_build(config: Config, *, strict: bool = False) -> bool:
         return False
     if record.get("key") != inputs_key(config, [Path(p) for p in record.get("inputs", [])]):
         return False
-    on_disk = {path: sha(data) for path, data in existing_files(config.output).items()}
-    return bool(on_disk == record.get("outputs"))
+    outputs = record.get("outputs")
+    if not isinstance(outputs, dict):
+        return False
+    on_disk = existing_files(config.output, outputs)
+    if set(on_disk) != set(outputs):
+        return False
+    return all(
+        isinstance(outputs[path], list) and on_disk.digest(path) == outputs[path][0]
+        for path in on_disk
+    )
 
 
 def remember_build(config: Config, result: BuildResult) -> None:
+    """Record the inputs and the output files as written (their hashes and `stat_key`s)."""
+    outputs = {}
+    for name, text in sorted(result.files.items()):
+        status = (config.output / name).stat()
+        outputs[name] = [sha(text.encode("utf-8")), *stat_key(status)]
     record = {
         "output": str(config.output),
         "inputs": [str(p) for p in result.inputs],
         "key": inputs_key(config, result.inputs),
         "warnings": result.warnings,
-        "outputs": {path: sha(text.encode("utf-8")) for path, text in sorted(result.files.items())},
+        "outputs": outputs,
     }
     path = _record_path(config)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -34,6 +34,7 @@ from .cache import (
     CACHE_DIR,
     cached_models,
     generated_models,
+    last_outputs,
     remember_build,
     unchanged_since_last_build,
     validation_verdict,
@@ -140,7 +141,8 @@ def render_tree(
         finally:
             if owned:
                 models_worker.close()
-    findings = _settle(config, spec_bundle, raw, strict, echo)
+    with stage("findings located"):
+        findings = _settle(config, spec_bundle, raw, strict, echo)
     if files is None:  # _settle raises first; kept for the type checker
         raise SpecInvalid([])
     return BuildResult(files, spec_bundle.files, [str(f) for f in findings], reuse)
@@ -432,8 +434,9 @@ def build(
             verifier=verifier,
             models_worker=models_worker,
         )
-        old = existing_files(config.output)
-        found = changes(old, result.files)
+        with stage("compare with the output"):
+            old = existing_files(config.output, last_outputs(config) if use_cache else None)
+            found = changes(old, result.files)
         # the new files are written beside the output while the probes check them; moved
         # into place (a rename each) only when they pass
         with stage("write (staged)"):
@@ -448,8 +451,9 @@ def build(
         if staged is not None:
             staged.discard()
     if use_cache:
-        remember_build(config, result)
-        result.reuse.save(result.files)
+        with stage("remember"):
+            remember_build(config, result)
+            result.reuse.save(result.files)
     for change in found:
         echo(str(change))
     added = sum(c.kind == "added" for c in found)
