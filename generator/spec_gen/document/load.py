@@ -15,7 +15,6 @@ mounted under `components/schemas/Name` therefore keeps its name.
 
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -35,6 +34,7 @@ from .pointer import (
 )
 from .positions import SourceMap, source_line
 from .read import MAX_ALIASED, MAX_DEPTH, SpecError, read_yaml
+from .refs import copied
 from .repair import repair
 from .upgrade import upgrade
 
@@ -234,7 +234,7 @@ class _Bundler:
             self.hoisted[split_pointer(mount)[-1]] = None  # its place: the order first met
         self.bundle.origins[mount] = (target_file, pointer)
         self.bundle.ref_sites[mount] = (base, source)
-        inlined = self.walk(copy.deepcopy(target), target_file, mount, pointer, "")
+        inlined = self.walk(copied(target), target_file, mount, pointer, "")
         if hoist:
             self.hoisted[split_pointer(mount)[-1]] = inlined
             return {"$ref": "#" + mount, **siblings}
