@@ -6,7 +6,8 @@ each keyed by content hashes (timestamps play no part):
   as written, so a rebuild with nothing changed returns at once (this module imports none of
   the generator for it) and a rebuild reads back only the output files written since;
 - `valid-<hash>`: the document openapi-spec-validator last found clean;
-- `models-<hash>.json`: datamodel-code-generator's last models module, its notes and depth.
+- `models-<hash>.json`: datamodel-code-generator's last models module, its notes and depth;
+- `parsed.json`: the YAML files of the spec the last build parsed, by the hash of their text.
 
 Only the newest entry of each kind is kept.
 """
@@ -86,6 +87,42 @@ def generated_models(
             json.dumps({"source": source, "notes": notes, "depth": depth}), encoding="utf-8"
         )
     return source, notes, depth
+
+
+class ParsedFiles(dict[str, str]):
+    """The YAML files the last build parsed (`parsed.json`: document/read.parse_key(text)
+    -> the values in JSON), for `bundle(parsed=...)`; `save` keeps the ones this build
+    read, rewriting the record only when that set changed."""
+
+    def __init__(self, cache_dir: Path, entries: dict[str, str]) -> None:
+        super().__init__(entries)
+        self.cache_dir = cache_dir
+        self.loaded = set(entries)
+        self.used: set[str] = set()
+
+    @classmethod
+    def load(cls, cache_dir: Path | None) -> ParsedFiles | None:
+        if cache_dir is None:
+            return None
+        entries = read_record(cache_dir, PARSED, "1", "files")
+        return cls(cache_dir, {k: v for k, v in entries.items() if isinstance(v, str)})
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.used.add(key)
+        return super().__contains__(key)
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self.used.add(key)
+        super().__setitem__(key, value)
+
+    def save(self) -> None:
+        kept = {key: self[key] for key in sorted(self.used) if key in self.keys()}
+        if set(kept) != self.loaded:
+            write_record(self.cache_dir, PARSED, "1", "files", kept)
+
+
+PARSED = "parsed.json"
 
 
 def keep_only(directory: Path, pattern: str) -> None:

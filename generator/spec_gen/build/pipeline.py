@@ -32,6 +32,7 @@ from ..lint.validate import (
 from ..targets.models.refused import ModelsRefused
 from .cache import (
     CACHE_DIR,
+    ParsedFiles,
     cached_models,
     generated_models,
     last_outputs,
@@ -159,7 +160,10 @@ def _checked_render(
 ) -> tuple[dict[str, str] | None, Any, list[RawFinding]]:
     """The rendered files (None when the findings stop the build), the bundle, the findings."""
     with stage("bundle"):
-        spec_bundle = bundle(config.spec)
+        parsed = ParsedFiles.load(cache_dir)
+        spec_bundle = bundle(config.spec, parsed=parsed)
+        if parsed is not None:
+            parsed.save()
     rules = ruleset(config.lint)
     verdict = pool.submit(validation_verdict, spec_bundle.document, cache_dir)
 
