@@ -116,6 +116,7 @@ class Reader:
         self._compiled: dict[Any, tuple[str, list[Any], dict[str, Any]]] = {}
         self._compiled_pg: dict[Any, tuple[str, tuple[str, ...], Any, list[Any]]] = {}
         self._shapes: dict[Any, tuple[Any, list[Any]]] = {}  # scan_many(): compiled by shape
+        self._planned: dict[Any, tuple[Any, Any]] = {}  # scan_planned(): by the caller's key
 
     async def all(self, statement: Any, **params: Any) -> list[dict[str, Any]]:
         if self._sqlite_path is None:
@@ -179,6 +180,29 @@ class Reader:
     def _scan_each(self, prepared: list[tuple[str, Any, list[Any]]]) -> list[list[dict[str, Any]]]:
         return [self._scan(sql, params, decoders) for sql, params, decoders in prepared]
 
+    async def scan_planned(
+        self, key: Any, keep: Any, build: Callable[[], tuple[Any, ...]], params: dict[str, Any]
+    ) -> list[list[dict[str, Any]]]:
+        """`scan_many` for statements whose shape the caller keys in plain Python: `build()`
+        makes them (their values as named bound parameters) only when `key` is new, or when
+        the object `keep` it was made with (what the statements read: a column catalogue) is
+        not the one of this call; `params` holds the values of the call, bound by name."""
+        entry = self._planned.get(key)
+        if entry is None or entry[0] is not keep:
+            dialect = self.engine.dialect if self._sqlite_path is None else _SQLITE_NAMED
+            statements = build()
+            compiled = tuple(
+                (dialect.statement_compiler(dialect, statement), _decoders(statement))
+                for statement in statements
+            )
+            if len(self._planned) >= SHAPES:
+                del self._planned[next(iter(self._planned))]
+            entry = self._planned[key] = (keep, compiled)
+        prepared = [self._bound(statement, params, decoders) for statement, decoders in entry[1]]
+        if self._sqlite_path is None:
+            return [await self._pg_fetch(sql, args, decoders) for sql, args, decoders in prepared]
+        return await self._on_scanner(self._scan_each, prepared)
+
     def _prepare(self, statement: Any) -> tuple[str, Any, list[Any]]:
         """(SQL, parameters, decoders) of a statement built per call, its compiled form
         reused by shape (at most SHAPES kept, the oldest dropped first)."""
@@ -197,9 +221,14 @@ class Reader:
             values = compiled.construct_params(
                 extracted_parameters=key.bindparams, escape_names=False
             )
-            state = compiled.construct_expanded_state(values)
         else:
-            state = compiled.construct_expanded_state()
+            values = None
+        return self._bound(compiled, values, decoders)
+
+    def _bound(self, compiled: Any, values: Any, decoders: list[Any]) -> tuple[str, Any, list[Any]]:
+        """(SQL, parameters, decoders) of a compiled statement and the values of a call by
+        name (None: those it was compiled with), IN lists expanded, bind processors applied."""
+        state = compiled.construct_expanded_state(values)
         params: dict[str, Any] = dict(state.parameters)
         # the dialect's bind processors (a JSON path, a date), as the engine applies them:
         # the compiled statement's, and those of the IN lists' expanded parameters
