@@ -11,6 +11,7 @@ table `create_app` keeps them in (`RouteTable`).
 
 import base64
 import binascii
+import copy
 import email.message
 import inspect
 import io
@@ -690,13 +691,68 @@ async def _body(request: Request) -> bytes:
         raise HTTPException(400, "There was an error parsing the body") from error
 
 
+def _plain_parameters(fields: Sequence[Any]) -> list[tuple[str, str, Any, tuple[str, str]]] | None:
+    """For path or query parameters that FastAPI reads as one value each (one name in the
+    request, not a sequence, not a model, not `Json`): (name, request key, field, loc) each,
+    so `_read_plain` reads them as FastAPI does; None when any is read otherwise, or where
+    FastAPI's helpers are not as this module knows them."""
+    try:
+        from fastapi._compat import field_annotation_is_sequence
+        from fastapi.dependencies.utils import _get_param_aliases, _get_param_model, _is_json_field
+
+        plain = []
+        for field in fields:
+            aliases = _get_param_aliases(field)
+            info = field.field_info
+            if (
+                len(aliases) != 1
+                or _get_param_model(field) is not None
+                or _is_json_field(field)
+                or field_annotation_is_sequence(info.annotation)
+                or not isinstance(info, (params.Path, params.Query))
+            ):
+                return None
+            key = aliases[0][1]
+            plain.append((field.name, key, field, (info.in_.value, key)))
+        return plain
+    except Exception:  # noqa: BLE001 - another FastAPI: its own reader for every request
+        return None
+
+
+_IMMUTABLE = (int, float, str, bool, bytes, type(None))
+
+
+def _read_plain(plain: list[tuple[str, str, Any, tuple[str, str]]],
+                source: Mapping[str, Any]) -> dict[str, Any] | None:  # fmt: skip
+    """The values FastAPI's `request_params_to_args` gives when every parameter is valid (a
+    missing one its default, as FastAPI copies it); None when any is missing without a plain
+    default or is not valid (FastAPI's reader then gives the values and the errors)."""
+    values: dict[str, Any] = {}
+    for name, key, field, loc in plain:
+        raw = source.get(key)
+        if raw is None:
+            info = field.field_info
+            if info.is_required() or info.validate_default:
+                return None
+            default = field.default
+            values[name] = default if type(default) in _IMMUTABLE else copy.deepcopy(default)
+            continue
+        value, errors = field.validate(raw, values, loc=loc)
+        if errors:
+            return None
+        values[name] = value
+    return values
+
+
 def input_handler(route: APIRoute, standard: Handler, accepted: tuple[str, ...] | None) -> Handler:
     """The request handler of a route with inputs (`takes_inputs_directly`), without FastAPI's
     per-request dependency solving: the context dependency called (an override in the app's
     `dependency_overrides` honoured, as `direct_context` does), then the parameters and the
     JSON body read as FastAPI reads it (JSON for a JSON media type, the bytes otherwise,
     nothing when empty) and validated by FastAPI's own readers (so the values and every 422
-    are FastAPI's, in its order: path, query, header, cookie, body), the endpoint called and
+    are FastAPI's, in its order: path, query, header, cookie, body; path and query parameters
+    of one value each are read by `_read_plain`, FastAPI's reader only when one is missing or
+    invalid), the endpoint called and
     its answer made as FastAPI makes it. A body that is not valid JSON (FastAPI's 422 or 400,
     before any dependency) and a request FastAPI's telemetry records go to FastAPI's own
     handler, before anything ran.
@@ -710,8 +766,9 @@ def input_handler(route: APIRoute, standard: Handler, accepted: tuple[str, ...] 
     body_fields = list(dependant.body_params)
     embed = bool(getattr(route, "_embed_body_fields", False))
     request_name = dependant.request_param_name
+    plain_sources = ("path_params", "query_params")
     readers = [  # FastAPI's order; the request's attribute each is read from
-        (fields, source)
+        (fields, source, _plain_parameters(fields) if source in plain_sources else None)
         for fields, source in (
             (dependant.path_params, "path_params"),
             (dependant.query_params, "query_params"),
@@ -746,8 +803,13 @@ def input_handler(route: APIRoute, standard: Handler, accepted: tuple[str, ...] 
             raise TypeError("an override of a context dependency must take only the request")
         values: dict[str, Any] = {"ctx": await call(request)}
         errors: list[Any] = []
-        for fields, source in readers:
-            found, failed = read_params(fields, getattr(request, source))
+        for fields, source, plain in readers:
+            received = getattr(request, source)
+            read = _read_plain(plain, received) if plain is not None else None
+            if read is not None:
+                values.update(read)
+                continue
+            found, failed = read_params(fields, received)
             values.update(found)
             errors += failed
         if body_fields:
