@@ -308,8 +308,11 @@ def test_fetch_binds_each_calls_values_into_the_statements_of_its_shape(api: Api
     # by shape, not by values: e.g. "contains" with three values is one entry
     assert len(reader._planned) > planned_before
     assert len(reader._planned) - planned_before < len(cases) - 5
-    sql = [str(compiled) for _, entry in reader._planned.values() for compiled, _ in entry]
+    sql = [str(compiled) for _, entry, _ in reader._planned.values() for compiled, _ in entry]
     assert not any("love" in text.lower() for text in sql)  # every value bound
+    if reader._sqlite_path is not None:  # values bound in a dict, no IN list: no SQLAlchemy
+        binders = [b for _, _, found in reader._planned.values() for b in found]
+        assert any(b is not None for b in binders) and any(b is None for b in binders)
 
 
 def test_a_page_past_every_row_and_an_offset_beyond_the_bound(api: Api) -> None:
