@@ -55,6 +55,7 @@ def paths_to_try() -> list[str]:
         paths.add(re.sub(r"{[^}]+}", "1", template) + "\n")
         paths.add(template.rsplit("/", 1)[0] or "/")
     paths |= {"/", "", "/v1", "/v1/", "/api", "/api/v1", "/nowhere", "/healthz", "//v1/api-keys"}
+    paths |= {"/api/v1/nothing/here", "/api/v1/contacts/fetch/more", "/api//v1/contacts"}
     return sorted(paths)
 
 
@@ -80,7 +81,12 @@ def test_a_root_path_or_a_newline_tries_every_route(table: RouteTable) -> None:
     assert table.candidates(http_scope("GET", "/v1/api-keys\n")) == table.routes
 
 
-def test_routes_are_keyed_by_their_literal_first_segment(table: RouteTable) -> None:
+def test_routes_are_keyed_by_their_literal_leading_segments(table: RouteTable) -> None:
     keys = {first_segment(route) for route in table.routes}
     assert keys == {"v1", "api"}
     assert len(table.candidates(http_scope("GET", "/v1/api-keys"))) < len(table.routes)
+    # under /api/v1/ (most routes): only those of the path's own leading segments
+    fetch = table.candidates(http_scope("POST", "/api/v1/contacts/fetch"))
+    assert 0 < len(fetch) < 10
+    assert all(getattr(route, "path", "").startswith("/api/v1/contacts") for route in fetch)
+    assert table.candidates(http_scope("GET", "/api/v1/nothing/here")) == ()

@@ -97,7 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app_platform=AppPlatformHandlers(),
     )
     # the routes themselves, not an included router: one routing layer less on every request;
-    # in one table keyed by first path segment, their order (literal segments first) kept
+    # in one table keyed by leading path segments, their order (literal segments first) kept
     app.router.routes.append(RouteTable(api_router.routes))
 
     @app.get("/openapi.json", include_in_schema=False)

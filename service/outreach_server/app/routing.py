@@ -3,8 +3,8 @@
 Starlette's and FastAPI's routers try every route in order until one matches; with the API's
 ~45 routes in one list, a request for a late one paid ~45 route tests before its handler
 ran. The generated layer's `RouteTable` (`outreach_api.transport`, what its `create_app`
-uses) is one entry of the app's route list holding the API's routes, keyed by the first
-segment of their path, with the answer of the flat list.
+uses) is one entry of the app's route list holding the API's routes, keyed by the literal
+segments their paths start with, with the answer of the flat list.
 """
 
 from __future__ import annotations

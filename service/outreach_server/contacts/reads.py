@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import Integer, bindparam, case, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -23,6 +23,7 @@ from .columns import (
     entity_of_list,
     load_catalogue,
     normalise_linkedin_url,
+    read_catalogue,
     values_of,
 )
 from .store import (
@@ -32,13 +33,19 @@ from .store import (
     MAX_OFFSET,
     TOP_OWNERS,
     ContactScope,
+    Matching,
+    get_contact_list,
     get_list,
     in_list,
     now,
-    read_matching,
+    plan_matching,
     storable,
 )
 from .tables import companies, profile_photos
+
+# the page's bounds as bound parameters of the statements compiled once per shape
+PAGE_LIMIT = bindparam("limit", type_=Integer, required=True)
+PAGE_OFFSET = bindparam("offset", type_=Integer, required=True)
 
 
 async def fetch(
@@ -55,18 +62,24 @@ async def fetch(
     """A page of matching contacts with only `columns` (and id), and the total.
 
     A read on the Reader: the list and the column catalogue (kept while its rows are
-    unchanged), then the page and the count in one hand-over, each statement compiled once
-    per shape of the filter and sort (Reader.scan_many)."""
-    matching = await read_matching(
-        reader,
+    unchanged), then the page and the count in one hand-over. The filter and sort are
+    validated and keyed by their shape in plain Python (`plan_matching`): the statements of a
+    shape are built and compiled once (its values, the organisation's and the list's id as
+    named bound parameters) and every later call binds its values (Reader.scan_planned). A
+    set filter (an IN list) is built per call and compiled once per shape (Reader.scan_many).
+    """
+    if list_id is not None:
+        await get_contact_list(reader, scope, list_id)
+    catalogue = await read_catalogue(reader, scope.org_id, CONTACT, list_id)
+    plan = plan_matching(
         scope,
-        list_id=list_id,
-        filter_model=filter_model,
-        sort_model=sort_model,
-        filter_loc=("body", "filter_model"),
-        sort_loc=("body", "sort_model"),
+        list_id,
+        catalogue,
+        filter_model,
+        sort_model,
+        ("body", "filter_model"),
+        ("body", "sort_model"),
     )
-    catalogue = matching.catalogue
     chosen = []
     for index, column_id in enumerate(columns):
         column = catalogue.get(column_id)
@@ -81,12 +94,25 @@ async def fetch(
                 needed["unlocked_at"] = contacts.c.unlocked_at
         else:
             needed["fields"] = contacts.c.fields
-    count = matching.count()
-    if offset <= MAX_OFFSET:
-        page = matching.select(*needed.values()).limit(limit).offset(offset)
-        rows, counted = await reader.scan_many(page, count)
+    paged = offset <= MAX_OFFSET
+
+    def statements(matching: Matching, limit: Any, offset: Any) -> tuple[Any, ...]:
+        count = matching.count()
+        if not paged:
+            return (count,)
+        return (matching.select(*needed.values()).limit(limit).offset(offset), count)
+
+    if plan.bindable:
+        key = ("fetch", plan.key, tuple(needed), paged)
+        found = await reader.scan_planned(
+            key,
+            catalogue,
+            lambda: statements(plan.bound(), PAGE_LIMIT, PAGE_OFFSET),
+            {**plan.parameters(), "limit": limit, "offset": offset},
+        )
     else:
-        rows, (counted,) = [], await reader.scan_many(count)
+        found = await reader.scan_many(*statements(plan.matching(), limit, offset))
+    rows, counted = found if paged else ([], found[0])
     total = int(next(iter(counted[0].values())) or 0) if counted else 0
     selected = Catalogue(CONTACT, tuple(chosen))
     return [{"id": row["id"], **values_of(row, selected)} for row in rows], total

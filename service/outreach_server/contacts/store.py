@@ -25,7 +25,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from ..core.db import Reader
 from ..core.errors import ApiError, ApiValidationError
-from ..core.filters import compile_filter, compile_sort, parse_json
+from ..core.filters import FilterPlan, build_filter, compile_sort, parse_json, plan_filter
 from ..core.tables import contacts, lists
 from ..keys import api_key_lists
 from .columns import (
@@ -34,7 +34,6 @@ from .columns import (
     Catalogue,
     entity_of_list,
     load_catalogue,
-    read_catalogue,
     values_of,
 )
 from .tables import list_memberships
@@ -99,8 +98,9 @@ def named_ids(ids: Iterable[int]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def in_list(list_id: int) -> ColumnElement[bool]:
-    """A contact of the list: its own list, or a list it was added to."""
+def in_list(list_id: Any) -> ColumnElement[bool]:
+    """A contact of the list: its own list, or a list it was added to (`list_id`: the id, or
+    a bound parameter standing for it)."""
     members = select(list_memberships.c.contact_id).where(list_memberships.c.list_id == list_id)
     return or_(contacts.c.list_id == list_id, contacts.c.id.in_(members))
 
@@ -119,8 +119,10 @@ class ContactScope:
         granted = frozenset(int(row["list_id"]) for row in rows)
         return cls(org_id, granted if rows else None)
 
-    def contacts_visible(self) -> ColumnElement[bool]:
-        clause = contacts.c.org_id == self.org_id
+    def contacts_visible(self, org_id: Any = None) -> ColumnElement[bool]:
+        """The contacts the key sees (`org_id`: a bound parameter standing for the
+        organisation's id; by default the id itself)."""
+        clause = contacts.c.org_id == (self.org_id if org_id is None else org_id)
         if self.list_ids is None:
             return clause
         if not self.list_ids:
@@ -249,25 +251,6 @@ async def select_matching(
     return matching(scope, list_id, catalogue, filter_model, sort_model, filter_loc, sort_loc)
 
 
-async def read_matching(
-    reader: Reader,
-    scope: ContactScope,
-    *,
-    list_id: int | None,
-    filter_model: str | Mapping[str, Any] | BaseModel | None,
-    sort_model: str | Sequence[Any] | None,
-    filter_loc: Sequence[str | int],
-    sort_loc: Sequence[str | int],
-) -> Matching:
-    """select_matching for a read: the list and the catalogue read on the Reader (outside any
-    transaction; the catalogue reused while its rows are unchanged), the same answers and
-    errors in the same order."""
-    if list_id is not None:
-        await get_contact_list(reader, scope, list_id)
-    catalogue = await read_catalogue(reader, scope.org_id, CONTACT, list_id)
-    return matching(scope, list_id, catalogue, filter_model, sort_model, filter_loc, sort_loc)
-
-
 def matching(
     scope: ContactScope,
     list_id: int | None,
@@ -279,15 +262,95 @@ def matching(
 ) -> Matching:
     """The selection of a list the key sees (already checked) and a filter and sort model
     over the catalogue's columns (422 at filter_loc / sort_loc when malformed)."""
-    clauses = [scope.contacts_visible()]
-    if list_id is not None:
-        clauses.append(in_list(list_id))
+    return plan_matching(
+        scope, list_id, catalogue, filter_model, sort_model, filter_loc, sort_loc
+    ).matching()
+
+
+@dataclass(frozen=True)
+class MatchingPlan:
+    """A selection validated (`matching`'s 422s, in its order) but not built: its shape
+    (`key`, hashable, with the catalogue it reads: no values of the call), and the values of
+    the call. `matching()` builds it with its values; `bound()` with a bound parameter for
+    each value, named as in `parameters()` (the organisation, the list, the filter's values),
+    so one compiled statement serves every call of the same shape."""
+
+    scope: ContactScope
+    list_id: int | None
+    catalogue: Catalogue
+    filter: FilterPlan
+    sort: tuple[tuple[str, str], ...]
+
+    @property
+    def bindable(self) -> bool:
+        return self.filter.bindable
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        narrowed = None if self.scope.list_ids is None else tuple(sorted(self.scope.list_ids))
+        return (narrowed, self.list_id is None, self.filter.shape, self.sort)
+
+    def parameters(self) -> dict[str, Any]:
+        found = {f"filter_{i}": value for i, value in enumerate(self.filter.values)}
+        found["org_id"] = self.scope.org_id
+        if self.list_id is not None:
+            found["list_id"] = self.list_id
+        return found
+
+    def matching(self) -> Matching:
+        return self._built(None)
+
+    def bound(self) -> Matching:
+        return self._built(
+            lambda left, operator, value, index: bindparam(
+                f"filter_{index}",
+                type_=left.type.coerce_compared_value(operator, value),  # as for a literal
+                required=True,
+            )
+        )
+
+    def _built(self, slot: Any) -> Matching:
+        columns = self.catalogue.filter_columns()
+        org_id = list_id = None
+        if slot is not None:
+            org_id = bindparam("org_id", type_=contacts.c.org_id.type, required=True)
+            list_id = bindparam("list_id", type_=contacts.c.list_id.type, required=True)
+        clauses = [self.scope.contacts_visible(org_id)]
+        if self.list_id is not None:
+            clauses.append(in_list(self.list_id if list_id is None else list_id))
+        where = (
+            build_filter(self.filter, columns)
+            if slot is None
+            else build_filter(self.filter, columns, slot)
+        )
+        clauses.append(where)
+        order = tuple(
+            columns[column_id].expression.asc()
+            if direction == "asc"
+            else columns[column_id].expression.desc()
+            for column_id, direction in self.sort
+        )
+        return Matching(and_(*clauses), order, self.catalogue)
+
+
+def plan_matching(
+    scope: ContactScope,
+    list_id: int | None,
+    catalogue: Catalogue,
+    filter_model: str | Mapping[str, Any] | BaseModel | None,
+    sort_model: str | Sequence[Any] | None,
+    filter_loc: Sequence[str | int],
+    sort_loc: Sequence[str | int],
+) -> MatchingPlan:
+    """`matching`'s selection, validated in plain Python and not yet built."""
     columns = catalogue.filter_columns()
     model = _model(filter_model, filter_loc, dict)
     _check_numbers(model, list(filter_loc))
-    clauses.append(compile_filter(model, columns, list(filter_loc)))
-    order = compile_sort(_model(sort_model, sort_loc, list), columns, list(sort_loc))
-    return Matching(and_(*clauses), tuple(order), catalogue)
+    plan = plan_filter(model, columns, list(filter_loc))
+    sort = _model(sort_model, sort_loc, list)
+    compile_sort(sort, columns, list(sort_loc))  # its 422s; the sort's shape below
+    order = tuple((entry["colId"], entry.get("sort", "asc")) for entry in sort or ())
+    return MatchingPlan(scope, list_id, catalogue, plan, order)
 
 
 async def not_writable(

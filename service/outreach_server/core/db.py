@@ -116,6 +116,7 @@ class Reader:
         self._compiled: dict[Any, tuple[str, list[Any], dict[str, Any]]] = {}
         self._compiled_pg: dict[Any, tuple[str, tuple[str, ...], Any, list[Any]]] = {}
         self._shapes: dict[Any, tuple[Any, list[Any]]] = {}  # scan_many(): compiled by shape
+        self._planned: dict[Any, tuple[Any, Any, Any]] = {}  # scan_planned(): by the caller's key
 
     async def all(self, statement: Any, **params: Any) -> list[dict[str, Any]]:
         if self._sqlite_path is None:
@@ -179,6 +180,57 @@ class Reader:
     def _scan_each(self, prepared: list[tuple[str, Any, list[Any]]]) -> list[list[dict[str, Any]]]:
         return [self._scan(sql, params, decoders) for sql, params, decoders in prepared]
 
+    async def scan_planned(
+        self, key: Any, keep: Any, build: Callable[[], tuple[Any, ...]], params: dict[str, Any]
+    ) -> list[list[dict[str, Any]]]:
+        """`scan_many` for statements whose shape the caller keys in plain Python: `build()`
+        makes them (their values as named bound parameters) only when `key` is new, or when
+        the object `keep` it was made with (what the statements read: a column catalogue) is
+        not the one of this call; `params` holds the values of the call, bound by name."""
+        entry = self._planned.get(key)
+        if entry is None or entry[0] is not keep:
+            dialect = self.engine.dialect if self._sqlite_path is None else _SQLITE_NAMED
+            statements = build()
+            compiled = tuple(
+                (dialect.statement_compiler(dialect, statement), _decoders(statement))
+                for statement in statements
+            )
+            if len(self._planned) >= SHAPES:
+                del self._planned[next(iter(self._planned))]
+            binders = [
+                self._binder(statement, params, decoders) for statement, decoders in compiled
+            ]
+            entry = self._planned[key] = (keep, compiled, binders)
+        prepared = []
+        for (statement, decoders), binder in zip(entry[1], entry[2], strict=True):
+            if binder is None:
+                prepared.append(self._bound(statement, params, decoders))
+            else:
+                sql, constants, names = binder
+                prepared.append((sql, {**constants, **{n: params[n] for n in names}}, decoders))
+        if self._sqlite_path is None:
+            return [await self._pg_fetch(sql, args, decoders) for sql, args, decoders in prepared]
+        return await self._on_scanner(self._scan_each, prepared)
+
+    def _binder(
+        self, compiled: Any, params: dict[str, Any], decoders: list[Any]
+    ) -> tuple[str, dict[str, Any], tuple[str, ...]] | None:
+        """For a statement of `scan_planned` on SQLite whose parameters need nothing of
+        SQLAlchemy per call (no IN list to expand, no bind processor on a value of the call,
+        no escaped name): its SQL, the values written in it (processed once) and the names of
+        the call's values, so a call binds them in a dict; None otherwise (`_bound` then)."""
+        if self._sqlite_path is None or compiled.escaped_bind_names:
+            return None
+        if compiled.post_compile_params or compiled.literal_execute_params:
+            return None
+        names = tuple(name for bind, name in compiled.bind_names.items() if bind.required)
+        processors = compiled._bind_processors
+        if any(callable(processors.get(name)) for name in names) or set(names) - set(params):
+            return None
+        sql, bound, _ = self._bound(compiled, params, decoders)
+        constants = {name: value for name, value in bound.items() if name not in names}
+        return sql, constants, names
+
     def _prepare(self, statement: Any) -> tuple[str, Any, list[Any]]:
         """(SQL, parameters, decoders) of a statement built per call, its compiled form
         reused by shape (at most SHAPES kept, the oldest dropped first)."""
@@ -197,9 +249,14 @@ class Reader:
             values = compiled.construct_params(
                 extracted_parameters=key.bindparams, escape_names=False
             )
-            state = compiled.construct_expanded_state(values)
         else:
-            state = compiled.construct_expanded_state()
+            values = None
+        return self._bound(compiled, values, decoders)
+
+    def _bound(self, compiled: Any, values: Any, decoders: list[Any]) -> tuple[str, Any, list[Any]]:
+        """(SQL, parameters, decoders) of a compiled statement and the values of a call by
+        name (None: those it was compiled with), IN lists expanded, bind processors applied."""
+        state = compiled.construct_expanded_state(values)
         params: dict[str, Any] = dict(state.parameters)
         # the dialect's bind processors (a JSON path, a date), as the engine applies them:
         # the compiled statement's, and those of the IN lists' expanded parameters

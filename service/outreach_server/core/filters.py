@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from sqlalchemy import and_, false, func, not_, or_, true
+from sqlalchemy.sql import operators
 from sqlalchemy.sql.elements import ColumnElement
 
 from .errors import ApiValidationError
@@ -79,8 +80,73 @@ def parse_json(raw: str | None, loc: list[str | int], expected: type) -> Any:
 
 def compile_filter(model: Any, columns: Columns, loc: list[str | int]) -> ColumnElement[bool]:
     """One boolean expression for a whole filter model (true when the model is empty)."""
+    return build_filter(plan_filter(model, columns, loc), columns)
+
+
+@dataclass(frozen=True)
+class FilterPlan:
+    """A filter model validated, without its values: `shape` (hashable: the columns, filter
+    kinds and operators, each value a numbered slot, with the Python type of the value where
+    the type of its bound parameter depends on it), `values` (the slots' values, as bound),
+    and whether every value binds as one parameter (a set filter binds a list: not)."""
+
+    shape: tuple[Any, ...]
+    values: tuple[Any, ...]
+    bindable: bool
+
+
+# (left expression, operator, value) -> what the expression compares with: the value itself
+# (SQLAlchemy binds it as a literal), or a bound parameter standing for it
+Slot = Callable[[Any, Any, Any, int], Any]
+
+
+def _literal(left: Any, operator: Any, value: Any, index: int) -> Any:
+    return value
+
+
+def build_filter(plan: FilterPlan, columns: Columns, slot: Slot = _literal) -> ColumnElement[bool]:
+    """The expression of a plan; `slot` gives what stands for each value (by default the
+    value itself: the expression compile_filter has always built)."""
+    values = plan.values
+
+    def bind(index: int) -> Callable[[Any, Any], Any]:
+        return lambda left, operator: slot(left, operator, values[index], index)
+
+    def node(shape: tuple[Any, ...]) -> ColumnElement[bool]:
+        kind = shape[0]
+        if kind == "true":
+            return true()
+        if kind == "all":
+            return and_(true(), *(node(part) for part in shape[1]))
+        if kind in ("AND", "OR"):
+            parts = [node(part) for part in shape[1]]
+            return and_(*parts) if kind == "AND" else or_(*parts)
+        expression = columns[shape[1]].expression
+        if kind == "blank":
+            return _blank(expression, shape[2], shape[3])
+        if kind == "set":
+            _, _, present, with_none = shape
+            clauses = [expression.in_(values[present])] if present is not None else []
+            if with_none:
+                clauses.append(expression.is_(None))
+            return or_(*clauses) if clauses else false()
+        if kind == "range":
+            return and_(
+                operators.ge(expression, bind(shape[2])(expression, operators.ge)),
+                operators.le(expression, bind(shape[3])(expression, operators.le)),
+            )
+        table = TEXT_OPERATORS if kind == TEXT else NUMBER_OPERATORS
+        return table[shape[2]].build(expression, bind(shape[3]))
+
+    return node(plan.shape)
+
+
+def plan_filter(model: Any, columns: Columns, loc: list[str | int]) -> FilterPlan:
+    """A filter model validated (the 422s of compile_filter, in its order) into a plan."""
+    values: list[Any] = []
+    sets = [False]
     if model is None:
-        return true()
+        return FilterPlan(("true",), (), True)
     if not isinstance(model, dict):
         raise _fail(loc, "must be a JSON object")
     if len(model) > MAX_CONDITIONS:
@@ -91,8 +157,8 @@ def compile_filter(model: Any, columns: Columns, loc: list[str | int]) -> Column
         column = columns.get(column_id)
         if column is None:
             raise _fail([*loc, column_id], f"unknown column {column_id!r}")
-        clauses.append(_column_filter(column, spec, [*loc, column_id]))
-    return and_(true(), *clauses)
+        clauses.append(_column_filter(column_id, column, spec, [*loc, column_id], values, sets))
+    return FilterPlan(("all", tuple(clauses)), tuple(values), not sets[0])
 
 
 def check_bounds(model: dict[Any, Any], loc: list[str | int]) -> None:
@@ -129,58 +195,78 @@ def _word(spec: dict[str, Any], key: str, default: str, loc: list[str | int]) ->
     return value
 
 
-def _column_filter(column: FilterColumn, spec: Any, loc: list[str | int]) -> ColumnElement[bool]:
+def _column_filter(
+    column_id: str,
+    column: FilterColumn,
+    spec: Any,
+    loc: list[str | int],
+    values: list[Any],
+    sets: list[bool],
+) -> tuple[Any, ...]:
     if not isinstance(spec, dict):
         raise _fail(loc, "a filter is a JSON object")
     conditions = spec.get("conditions")
     if conditions is None and "condition1" in spec:
         conditions = [c for c in (spec.get("condition1"), spec.get("condition2")) if c is not None]
     if conditions is not None:
-        return _combined(column, spec, conditions, loc)
+        return _combined(column_id, column, spec, conditions, loc, values, sets)
     kind = _word(spec, "filterType", column.kind, loc)
     if kind == "set":
-        return _set_filter(column, spec, loc)
+        sets[0] = True
+        return _set_filter(column_id, column, spec, loc, values)
     if kind != column.kind:
         raise _fail([*loc, "filterType"], f"column takes {column.kind!r} filters, not {kind!r}")
-    return (_text_condition if kind == TEXT else _number_condition)(column.expression, spec, loc)
+    condition = _text_condition if kind == TEXT else _number_condition
+    return condition(column_id, spec, loc, values)
 
 
 def _combined(
-    column: FilterColumn, spec: dict[str, Any], conditions: Any, loc: list[str | int]
-) -> ColumnElement[bool]:
+    column_id: str,
+    column: FilterColumn,
+    spec: dict[str, Any],
+    conditions: Any,
+    loc: list[str | int],
+    values: list[Any],
+    sets: list[bool],
+) -> tuple[Any, ...]:
     operator = _word(spec, "operator", "AND", loc)
     if operator not in ("AND", "OR"):
         raise _fail([*loc, "operator"], f"unknown operator {operator!r} (AND or OR)")
     if not isinstance(conditions, list) or not conditions or len(conditions) > MAX_CONDITIONS:
         raise _fail([*loc, "conditions"], f"1 to {MAX_CONDITIONS} conditions")
-    parts = [
+    parts = tuple(
         _column_filter(
+            column_id,
             column,
             {"filterType": _word(spec, "filterType", column.kind, loc), **c},
             [*loc, "conditions", i],
+            values,
+            sets,
         )
         if isinstance(c, dict)
-        else _column_filter(column, c, [*loc, "conditions", i])
+        else _column_filter(column_id, column, c, [*loc, "conditions", i], values, sets)
         for i, c in enumerate(conditions)
-    ]
-    return and_(*parts) if operator == "AND" else or_(*parts)
+    )
+    return (operator, parts)
 
 
 def _set_filter(
-    column: FilterColumn, spec: dict[str, Any], loc: list[str | int]
-) -> ColumnElement[bool]:
-    values = spec.get("values")
-    if not isinstance(values, list) or len(values) > MAX_SET_VALUES:
+    column_id: str, column: FilterColumn, spec: dict[str, Any], loc: list[str | int],
+    values: list[Any],
+) -> tuple[Any, ...]:  # fmt: skip
+    chosen = spec.get("values")
+    if not isinstance(chosen, list) or len(chosen) > MAX_SET_VALUES:
         raise _fail([*loc, "values"], f"a list of at most {MAX_SET_VALUES} values")
     want = float if column.kind == NUMBER else str
-    for index, value in enumerate(values):
+    for index, value in enumerate(chosen):
         if value is not None and not _is(value, want):
             raise _fail([*loc, "values", index], f"values of this column are {column.kind}s")
-    present = [v for v in values if v is not None]
-    clauses = [column.expression.in_(present)] if present else []
-    if None in values:
-        clauses.append(column.expression.is_(None))
-    return or_(*clauses) if clauses else false()
+    present = [v for v in chosen if v is not None]
+    slot = None
+    if present:
+        slot = len(values)
+        values.append(present)
+    return ("set", column_id, slot, None in chosen)
 
 
 def _is(value: Any, want: type) -> bool:
@@ -200,59 +286,87 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-TEXT_OPERATORS: dict[str, Callable[[Any, str], ColumnElement[bool]]] = {
-    "equals": lambda e, v: func.lower(e) == v.lower(),
-    "notEqual": lambda e, v: or_(e.is_(None), func.lower(e) != v.lower()),
-    "contains": lambda e, v: func.lower(e).like(f"%{_escape_like(v.lower())}%", escape="\\"),
-    "notContains": lambda e, v: or_(
-        e.is_(None), not_(func.lower(e).like(f"%{_escape_like(v.lower())}%", escape="\\"))
+# what a condition compares with, given its left side and operator (build_filter's slot)
+Bind = Callable[[Any, Any], Any]
+
+
+@dataclass(frozen=True)
+class Operator:
+    """A condition of the filter language: the value as bound, from the value sent, and the
+    expression, from the column's and what stands for the bound value."""
+
+    value: Callable[[Any], Any]
+    build: Callable[[Any, Bind], ColumnElement[bool]]
+
+
+def _like(expression: Any, bind: Bind) -> ColumnElement[bool]:
+    lowered = func.lower(expression)
+    return lowered.like(bind(lowered, operators.like_op), escape="\\")
+
+
+def _lower_compare(operator: Any) -> Callable[[Any, Bind], ColumnElement[bool]]:
+    def build(expression: Any, bind: Bind) -> ColumnElement[bool]:
+        lowered = func.lower(expression)
+        return operator(lowered, bind(lowered, operator))  # type: ignore[no-any-return]
+
+    return build
+
+
+def _compare(operator: Any) -> Callable[[Any, Bind], ColumnElement[bool]]:
+    def build(expression: Any, bind: Bind) -> ColumnElement[bool]:
+        return operator(expression, bind(expression, operator))  # type: ignore[no-any-return]
+
+    return build
+
+
+TEXT_OPERATORS: dict[str, Operator] = {
+    "equals": Operator(str.lower, _lower_compare(operators.eq)),
+    "notEqual": Operator(
+        str.lower, lambda e, b: or_(e.is_(None), _lower_compare(operators.ne)(e, b))
     ),
-    "startsWith": lambda e, v: func.lower(e).like(f"{_escape_like(v.lower())}%", escape="\\"),
-    "endsWith": lambda e, v: func.lower(e).like(f"%{_escape_like(v.lower())}", escape="\\"),
+    "contains": Operator(lambda v: f"%{_escape_like(v.lower())}%", _like),
+    "notContains": Operator(
+        lambda v: f"%{_escape_like(v.lower())}%", lambda e, b: or_(e.is_(None), not_(_like(e, b)))
+    ),
+    "startsWith": Operator(lambda v: f"{_escape_like(v.lower())}%", _like),
+    "endsWith": Operator(lambda v: f"%{_escape_like(v.lower())}", _like),
 }
-NUMBER_OPERATORS: dict[str, Callable[[Any, float], ColumnElement[bool]]] = {
-    "equals": lambda e, v: e == v,
-    "notEqual": lambda e, v: or_(e.is_(None), e != v),
-    "lessThan": lambda e, v: e < v,
-    "lessThanOrEqual": lambda e, v: e <= v,
-    "greaterThan": lambda e, v: e > v,
-    "greaterThanOrEqual": lambda e, v: e >= v,
+NUMBER_OPERATORS: dict[str, Operator] = {
+    "equals": Operator(float, _compare(operators.eq)),
+    "notEqual": Operator(float, lambda e, b: or_(e.is_(None), _compare(operators.ne)(e, b))),
+    "lessThan": Operator(float, _compare(operators.lt)),
+    "lessThanOrEqual": Operator(float, _compare(operators.le)),
+    "greaterThan": Operator(float, _compare(operators.gt)),
+    "greaterThanOrEqual": Operator(float, _compare(operators.ge)),
 }
 
 
-def _blank(expression: Any, operator: str, kind: str) -> ColumnElement[bool] | None:
-    if operator not in ("blank", "notBlank"):  # built only when asked for: the common case
-        return None
+def _blank(expression: Any, operator: str, kind: str) -> ColumnElement[bool]:
     empty = or_(expression.is_(None), expression == "") if kind == TEXT else expression.is_(None)
-    if operator == "blank":
-        return empty
-    if operator == "notBlank":
-        return not_(empty)
-    return None
+    return empty if operator == "blank" else not_(empty)
 
 
 def _text_condition(
-    expression: Any, spec: dict[str, Any], loc: list[str | int]
-) -> ColumnElement[bool]:
+    column_id: str, spec: dict[str, Any], loc: list[str | int], values: list[Any]
+) -> tuple[Any, ...]:
     operator = _word(spec, "type", "contains", loc)
-    blank = _blank(expression, operator, TEXT)
-    if blank is not None:
-        return blank
+    if operator in ("blank", "notBlank"):
+        return ("blank", column_id, operator, TEXT)
     if operator not in TEXT_OPERATORS:
         raise _fail([*loc, "type"], f"unknown text operator {operator!r}")
     value = spec.get("filter")
     if not isinstance(value, str):
         raise _fail([*loc, "filter"], "a text filter takes a string")
-    return TEXT_OPERATORS[operator](expression, value)
+    values.append(TEXT_OPERATORS[operator].value(value))
+    return (TEXT, column_id, operator, len(values) - 1)
 
 
 def _number_condition(
-    expression: Any, spec: dict[str, Any], loc: list[str | int]
-) -> ColumnElement[bool]:
+    column_id: str, spec: dict[str, Any], loc: list[str | int], values: list[Any]
+) -> tuple[Any, ...]:
     operator = _word(spec, "type", "equals", loc)
-    blank = _blank(expression, operator, NUMBER)
-    if blank is not None:
-        return blank
+    if operator in ("blank", "notBlank"):
+        return ("blank", column_id, operator, NUMBER)
     value = spec.get("filter")
     if not _is_number(value):
         raise _fail([*loc, "filter"], "a number filter takes a number between -2^53 and 2^53")
@@ -260,10 +374,14 @@ def _number_condition(
         upper = spec.get("filterTo")
         if not _is_number(upper):
             raise _fail([*loc, "filterTo"], "inRange takes a number filterTo")
-        return and_(expression >= value, expression <= upper)
+        values.extend((value, upper))
+        # the bound parameters' types follow the values' (an int, a float), as for a literal
+        first = len(values) - 2
+        return ("range", column_id, first, first + 1, type(value).__name__, type(upper).__name__)
     if operator not in NUMBER_OPERATORS:
         raise _fail([*loc, "type"], f"unknown number operator {operator!r}")
-    return NUMBER_OPERATORS[operator](expression, float(value))
+    values.append(NUMBER_OPERATORS[operator].value(value))
+    return (NUMBER, column_id, operator, len(values) - 1)
 
 
 def compile_sort(model: Any, columns: Columns, loc: list[str | int]) -> list[Any]:

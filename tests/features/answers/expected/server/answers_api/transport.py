@@ -11,6 +11,8 @@ table `create_app` keeps them in (`RouteTable`).
 
 import base64
 import binascii
+import copy
+import email.message
 import inspect
 import io
 import json
@@ -35,7 +37,7 @@ from pydantic import (
     ValidationError,
 )
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+from pydantic_core import CoreSchema, PydanticCustomError, PydanticUndefined, core_schema
 from starlette.datastructures import Headers, UploadFile, URLPath
 from starlette.routing import BaseRoute, Match, NoMatchFound
 from starlette.types import Receive, Scope, Send
@@ -552,25 +554,17 @@ def direct_context(endpoint: Callable[..., Any]) -> Callable[..., Any]:
     return direct
 
 
-def direct_handler(route: APIRoute, standard: Handler) -> Handler:
-    """The request handler of a route whose endpoint takes only the request (`direct_context`).
-
-    FastAPI's handler would solve the endpoint's dependencies (one: the request), then
-    validate the returned object against the response model and serialise it with pydantic;
-    this handler calls the endpoint and does the same validation and serialisation, so the
-    answer (status, bytes, headers, errors) is FastAPI's. While FastAPI's telemetry records
-    the request, FastAPI's own handler answers, so its traces stay whole.
-    """
+def _answer(route: APIRoute) -> Callable[[Any], Response]:
+    """The answer FastAPI's handler gives for what the endpoint returned (a route with a JSON
+    response model and FastAPI's defaults): a Response as it is, anything else validated
+    against the response model and serialised with pydantic."""
     endpoint = route.dependant.call
     field = route.response_field
     status_code = route.status_code
     assert endpoint is not None and field is not None and status_code is not None
     empty = not is_body_allowed_for_status_code(status_code)
 
-    async def handle(request: Request) -> Response:
-        if telemetry_data() is not None:
-            return await standard(request)
-        raw = await endpoint(request)
+    def answer(raw: Any) -> Response:
         if isinstance(raw, Response):
             return raw
         value, errors = field.validate(raw, {}, loc=("response",))
@@ -587,6 +581,253 @@ def direct_handler(route: APIRoute, standard: Handler) -> Handler:
         if empty:
             response.body = b""
         return response
+
+    return answer
+
+
+def direct_handler(route: APIRoute, standard: Handler) -> Handler:
+    """The request handler of a route whose endpoint takes only the request (`direct_context`).
+
+    FastAPI's handler would solve the endpoint's dependencies (one: the request), then
+    validate the returned object against the response model and serialise it with pydantic;
+    this handler calls the endpoint and does the same validation and serialisation, so the
+    answer (status, bytes, headers, errors) is FastAPI's. While FastAPI's telemetry records
+    the request, FastAPI's own handler answers, so its traces stay whole.
+    """
+    endpoint = route.dependant.call
+    assert endpoint is not None
+    answer = _answer(route)
+
+    async def handle(request: Request) -> Response:
+        if telemetry_data() is not None:
+            return await standard(request)
+        return answer(await endpoint(request))
+
+    return handle
+
+
+def _fastapi_readers() -> tuple[Any, Any] | None:
+    """FastAPI's own readers of parameters and bodies (values and 422 errors), where they
+    are as input_handler calls them (FastAPI 0.113 and later)."""
+    try:
+        from fastapi.dependencies.utils import request_body_to_args, request_params_to_args
+    except ImportError:  # pragma: no cover - another FastAPI
+        return None
+    return request_params_to_args, request_body_to_args
+
+
+_readers = _fastapi_readers()
+
+
+def takes_inputs_directly(route: APIRoute) -> bool:
+    """Whether `input_handler` gives FastAPI's answer for the route: one dependency, `ctx`,
+    taking only the request; path, query, header and cookie parameters; at most one JSON
+    body, not embedded; a JSON response model with FastAPI's defaults; nothing else
+    (background tasks, a Response parameter, security scopes, streams, forms)."""
+    dependant = route.dependant
+    subs = dependant.dependencies
+    if _readers is None or len(subs) != 1 or not hasattr(route, "_embed_body_fields"):
+        return False
+    ctx = subs[0]
+    body = route.body_field
+    return (
+        ctx.name == "ctx"
+        and ctx.call is not None
+        and takes_only_the_request(ctx.call)
+        and not ctx.dependencies
+        and not (ctx.path_params or ctx.query_params or ctx.header_params or ctx.cookie_params)
+        and not ctx.body_params
+        and len(dependant.body_params) <= 1
+        and not route._embed_body_fields
+        and (body is None or not isinstance(body.field_info, (params.Form, params.File)))
+        and dependant.background_tasks_param_name is None
+        and dependant.response_param_name is None
+        and dependant.security_scopes_param_name is None
+        and dependant.websocket_param_name is None
+        and getattr(dependant, "http_connection_param_name", None) is None
+        and inspect.iscoroutinefunction(dependant.call)
+        and route.response_field is not None
+        and route.status_code is not None
+        and isinstance(route.response_class, DefaultPlaceholder)
+        and route.response_model_include is None
+        and route.response_model_exclude is None
+        and route.response_model_by_alias
+        and not route.response_model_exclude_unset
+        and not route.response_model_exclude_defaults
+        and not route.response_model_exclude_none
+        and getattr(route, "stream_item_field", None) is None
+    )
+
+
+def _reads_json(content_type: str | None, strict: bool) -> bool:
+    """Whether FastAPI reads a body sent with this Content-Type as JSON: an `application/json`
+    or `application/*+json` type; without one, unless the route is strict about it."""
+    if not content_type:
+        return not strict
+    if content_type == "application/json":
+        return True
+    message = email.message.Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json")
+    )
+
+
+async def _body(request: Request) -> bytes:
+    """The request's body, or FastAPI's answer when it cannot be read (a 400, or the 413 of
+    its body limit)."""
+    try:
+        return await request.body()
+    except HTTPException:
+        raise
+    except Exception as error:
+        limit_key = getattr(routing, "MAX_BODY_SIZE_SCOPE_KEY", None)
+        limit_error = getattr(routing, "get_body_limit_error", None)
+        if limit_key in request.scope and limit_error is not None:
+            found = limit_error(error)
+            if found is not None:
+                raise found from error
+        raise HTTPException(400, "There was an error parsing the body") from error
+
+
+def _plain_parameters(fields: Sequence[Any]) -> list[tuple[str, str, Any, tuple[str, str]]] | None:
+    """For path or query parameters that FastAPI reads as one value each (one name in the
+    request, not a sequence, not a model, not `Json`): (name, request key, field, loc) each,
+    so `_read_plain` reads them as FastAPI does; None when any is read otherwise, or where
+    FastAPI's helpers are not as this module knows them."""
+    try:
+        from fastapi._compat import field_annotation_is_sequence
+        from fastapi.dependencies.utils import _get_param_aliases, _get_param_model, _is_json_field
+
+        plain = []
+        for field in fields:
+            aliases = _get_param_aliases(field)
+            info = field.field_info
+            if (
+                len(aliases) != 1
+                or _get_param_model(field) is not None
+                or _is_json_field(field)
+                or field_annotation_is_sequence(info.annotation)
+                or not isinstance(info, (params.Path, params.Query))
+            ):
+                return None
+            key = aliases[0][1]
+            plain.append((field.name, key, field, (info.in_.value, key)))
+        return plain
+    except Exception:  # noqa: BLE001 - another FastAPI: its own reader for every request
+        return None
+
+
+_IMMUTABLE = (int, float, str, bool, bytes, type(None))
+
+
+def _read_plain(plain: list[tuple[str, str, Any, tuple[str, str]]],
+                source: Mapping[str, Any]) -> dict[str, Any] | None:  # fmt: skip
+    """The values FastAPI's `request_params_to_args` gives when every parameter is valid (a
+    missing one its default, as FastAPI copies it); None when any is missing without a plain
+    default or is not valid (FastAPI's reader then gives the values and the errors)."""
+    values: dict[str, Any] = {}
+    for name, key, field, loc in plain:
+        raw = source.get(key)
+        if raw is None:
+            info = field.field_info
+            if info.is_required() or info.validate_default:
+                return None
+            default = field.default
+            values[name] = default if type(default) in _IMMUTABLE else copy.deepcopy(default)
+            continue
+        value, errors = field.validate(raw, values, loc=loc)
+        if errors:
+            return None
+        values[name] = value
+    return values
+
+
+def input_handler(route: APIRoute, standard: Handler, accepted: tuple[str, ...] | None) -> Handler:
+    """The request handler of a route with inputs (`takes_inputs_directly`), without FastAPI's
+    per-request dependency solving: the context dependency called (an override in the app's
+    `dependency_overrides` honoured, as `direct_context` does), then the parameters and the
+    JSON body read as FastAPI reads it (JSON for a JSON media type, the bytes otherwise,
+    nothing when empty) and validated by FastAPI's own readers (so the values and every 422
+    are FastAPI's, in its order: path, query, header, cookie, body; path and query parameters
+    of one value each are read by `_read_plain`, FastAPI's reader only when one is missing or
+    invalid), the endpoint called and
+    its answer made as FastAPI makes it. A body that is not valid JSON (FastAPI's 422 or 400,
+    before any dependency) and a request FastAPI's telemetry records go to FastAPI's own
+    handler, before anything ran.
+    """
+    assert _readers is not None
+    read_params, read_body = _readers
+    dependant = route.dependant
+    endpoint = dependant.call
+    context = dependant.dependencies[0].call
+    assert endpoint is not None and context is not None
+    body_fields = list(dependant.body_params)
+    embed = bool(getattr(route, "_embed_body_fields", False))
+    request_name = dependant.request_param_name
+    plain_sources = ("path_params", "query_params")
+    readers = [  # FastAPI's order; the request's attribute each is read from
+        (fields, source, _plain_parameters(fields) if source in plain_sources else None)
+        for fields, source in (
+            (dependant.path_params, "path_params"),
+            (dependant.query_params, "query_params"),
+            (dependant.header_params, "headers"),
+            (dependant.cookie_params, "cookies"),
+        )
+        if fields
+    ]
+    endpoint_context = getattr(routing, "_extract_endpoint_context", None)
+    answer = _answer(route)
+    strict = getattr(route, "strict_content_type", False)  # FastAPI 0.132 and later: True
+    strict = bool(strict.value if isinstance(strict, DefaultPlaceholder) else strict)
+
+    async def handle(request: Request) -> Response:
+        if accepted is not None:
+            refuse_other_media(request, accepted)
+        if telemetry_data() is not None:
+            return await standard(request)
+        body: Any = PydanticUndefined
+        if body_fields:
+            raw = await _body(request)
+            if raw and _reads_json(request.headers.get("content-type"), strict):
+                try:
+                    body = json.loads(raw)
+                except (ValueError, RecursionError):  # FastAPI's answer, before any dependency
+                    return await standard(request)
+            elif raw:
+                body = raw
+        overrides = getattr(request.scope.get("app"), "dependency_overrides", None)
+        call = overrides.get(context, context) if overrides else context
+        if call is not context and not takes_only_the_request(call):
+            raise TypeError("an override of a context dependency must take only the request")
+        values: dict[str, Any] = {"ctx": await call(request)}
+        errors: list[Any] = []
+        for fields, source, plain in readers:
+            received = getattr(request, source)
+            read = _read_plain(plain, received) if plain is not None else None
+            if read is not None:
+                values.update(read)
+                continue
+            found, failed = read_params(fields, received)
+            values.update(found)
+            errors += failed
+        if body_fields:
+            found, failed = await read_body(
+                body_fields=body_fields, received_body=body, embed_body_fields=embed
+            )
+            values.update(found)
+            errors += failed
+        if errors:
+            sent = None if body is PydanticUndefined else body
+            if endpoint_context is not None:
+                raise RequestValidationError(
+                    errors, body=sent, endpoint_ctx=endpoint_context(endpoint)
+                )
+            raise RequestValidationError(errors, body=sent)
+        if request_name:
+            values[request_name] = request
+        return answer(await endpoint(**values))
 
     return handle
 
@@ -608,7 +849,8 @@ class Route(APIRoute):
     a path that does not start with the part of the template before its first parameter
     cannot match that expression, so it is refused at once, with the same answer. An
     operation without parameters or body calls its context dependency directly
-    (`direct_context`) and is answered by `direct_handler`.
+    (`direct_context`) and is answered by `direct_handler`; one with inputs is answered by
+    `input_handler` (FastAPI's readers of its inputs without its dependency solving).
     """
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
@@ -631,6 +873,8 @@ class Route(APIRoute):
     def get_route_handler(self) -> Handler:
         standard = super().get_route_handler()
         accepted = getattr(self, "accepted_json", None)
+        if not getattr(self, "direct", False) and takes_inputs_directly(self):
+            return input_handler(self, standard, accepted)
         if accepted is not None:
             return json_handler(standard, accepted)
         if not getattr(self, "direct", False) or not self.answers_like_fastapi_directly():
@@ -692,12 +936,24 @@ def first_segment(route: BaseRoute) -> str | None:
     return literal if "{" not in path_format else None
 
 
+def literal_segments(route: BaseRoute) -> tuple[str, ...]:
+    """The whole path segments every path this route matches starts with (before the first
+    segment holding a parameter); () when any path may match it."""
+    path_format = getattr(route, "path_format", None)
+    if not isinstance(path_format, str) or not path_format.startswith("/"):
+        return ()
+    literal, brace, _ = path_format.partition("{")
+    parts = literal[1:].split("/")
+    return tuple(parts[:-1] if brace else parts)
+
+
 class RouteTable(BaseRoute):
-    """Routes in order, looked up by the first segment of the request's path.
+    """Routes in order, looked up by the literal segments their paths start with.
 
     A router tries every route in order until one matches; `create_app` puts the API's
     routes in one table instead (one entry of the app's routes), so a request tries, in their
-    order, only the routes of its own first segment and those that could match any. The
+    order, only the routes whose literal leading segments (`/api/v1/contacts/` of
+    `/api/v1/contacts/{id}`) its path starts with, and those that could match any path. The
     answer is the flat list's: the first route matching in full wins, else the first matching
     the path but not the method (405), else none; a path with a newline (which `$` in a
     route's expression tolerates at the end) tries every route. Not `include_router`: with
@@ -706,11 +962,14 @@ class RouteTable(BaseRoute):
 
     def __init__(self, routes: Sequence[BaseRoute]) -> None:
         self.routes = list(routes)
-        keyed = [(first_segment(route), route) for route in self.routes]
-        self._anywhere = tuple(route for key, route in keyed if key is None)
-        self._by_segment = {
-            segment: tuple(route for key, route in keyed if key in (None, segment))
-            for segment in {key for key, _ in keyed if key is not None}
+        keyed = [(literal_segments(route), route) for route in self.routes]
+        # every leading run of segments of some route: a node; a path's node is the longest
+        # one its segments start with, and its candidates are the routes whose segments lead
+        # to that node (a route's segments are a node, and every prefix of a node is one)
+        nodes = {key[:depth] for key, _ in keyed for depth in range(len(key) + 1)}
+        self._nodes = nodes
+        self._by_node = {
+            node: tuple(route for key, route in keyed if node[: len(key)] == key) for node in nodes
         }
 
     def candidates(self, scope: Scope) -> Sequence[BaseRoute]:
@@ -719,7 +978,13 @@ class RouteTable(BaseRoute):
         path: str = scope["path"]
         if "\n" in path:
             return self.routes
-        return self._by_segment.get(path[1:].partition("/")[0], self._anywhere)
+        node: tuple[str, ...] = ()
+        for segment in path[1:].split("/"):
+            deeper = (*node, segment)
+            if deeper not in self._nodes:
+                break
+            node = deeper
+        return self._by_node[node]
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         partial: Scope | None = None

@@ -59,7 +59,7 @@ def create_app(
         context=context,
         things=things,
     )
-    # in the app's own routes, in one table keyed by first path segment (transport.RouteTable),
+    # in the app's own routes, in one table keyed by leading path segments (transport.RouteTable),
     # not include_router(): FastAPI's included routers cost more per request than the handler
     app.router.routes.append(RouteTable(api.routes))
     return app
