@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.config import Config
 from ..core.lint_rules import Rule
 from ..core.memory import collector_paused
-from ..core.timings import stage
+from ..core.timings import mark, stage
 from ..core.where import at
 from ..document.load import Bundle, bundle
 from ..lint.findings import WARNING, Finding, RawFinding
@@ -30,11 +30,15 @@ from ..lint.validate import (
     validate_bundle,
 )
 from ..targets.models.refused import ModelsRefused
+from ..targets.units import Units
 from .cache import (
     CACHE_DIR,
     cached_models,
     generated_models,
+    generator_hash,
     remember_build,
+    sha,
+    tool_versions,
     unchanged_since_last_build,
     validation_verdict,
 )
@@ -133,7 +137,7 @@ def render_tree(
     fork = get_context("fork")
     with collector_paused(), ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool:
         try:
-            reuse = Reuse(cache_dir, config.output, format_python)
+            reuse = Reuse(cache_dir, config.output, format_python, _units(config, cache_dir))
             files, spec_bundle, raw = _checked_render(
                 config, cache_dir, pool, models_worker, verifier, strict, reuse
             )
@@ -293,18 +297,22 @@ def _render(
         nonlocal model_uses
         out = {}
         with stage("server"):
-            for name, content in render_server(server, api).items():
+            for name, content in render_server(server, api, reuse.units).items():
                 out[f"server/{name}"] = content
         with stage("client"):
-            client_files, model_uses = render_client(client, api, known, env_prefix, testing)
+            client_files, model_uses = render_client(
+                client, api, known, env_prefix, testing, reuse.units
+            )
             for name, content in client_files.items():
                 out[f"client/{name}"] = content
         return out
 
     files.update(render_code())
     with stage("docs"):
-        for name, content in render_docs(server, api, docs_settings(config)).items():
+        for name, content in render_docs(server, api, docs_settings(config), reuse.units).items():
             files[f"docs/{name}"] = content
+    if reuse.units.enabled:
+        mark(f"units rendered: {reuse.units.summary()}")
     files.update(typescript)
     # the API layer carries the reference page as package data, for a server to serve at /docs
     files[f"server/{config.server_package}/{DOCS_PAGE}"] = files[f"docs/{HTML_PAGE}"]
@@ -374,6 +382,23 @@ def _render(
             files.update(formatted.result())
     files.update(client_models)
     return files, located
+
+
+def _units(config: Config, cache_dir: Path | None) -> Units:
+    """The units of the last builds, reused under a key of everything the output depends on
+    beyond the document; none with templates of the project's own (they may read anything)."""
+    from ..core.config import PACKAGED_TEMPLATES
+
+    packaged = PACKAGED_TEMPLATES.resolve()
+    own = config.templates.resolve() != packaged and any(
+        p.is_file() for p in config.templates.rglob("*")
+    )
+    if cache_dir is None or own:
+        return Units(None)
+    templates = sorted(p for p in packaged.rglob("*") if p.is_file())
+    context = [tool_versions(), generator_hash(), repr(sorted(vars(config).items()))]
+    context += [f"{p.relative_to(packaged)} {sha(p.read_bytes())}" for p in templates]
+    return Units(cache_dir, sha("\n".join(context).encode("utf-8")))
 
 
 def _class_pointer(pointers: dict[str, str], text: str) -> str:

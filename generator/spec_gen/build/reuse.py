@@ -5,6 +5,8 @@
   back. A file given the same text again is read back from the output directory when the
   file there still has that hash (so the cache holds no copy of the tree); the others go to
   ruff, in one run. The record is valid for one ruff version and one formatter.py.
+- the rendered text of each unit of the server, the client and the docs whose inputs did not
+  change (targets/units.py; `units/` and `units.json`).
 - the client's split of the models module (`client-models-<hash>.json`): the same models
   module and the same classes used by each operation give the same modules.
 
@@ -19,6 +21,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from ..targets.units import Units
 from .cache import generator_hash, keep_only, read_record, sha, tool_versions, write_record
 
 FORMAT_RECORD = "formatted.json"
@@ -38,8 +41,11 @@ class Reuse:
     """One build's reuse of the last build's work; `cache_dir` None: nothing is reused or
     recorded (`--no-cache`, `--check`)."""
 
-    def __init__(self, cache_dir: Path | None, output: Path, run: Formatter) -> None:
+    def __init__(
+        self, cache_dir: Path | None, output: Path, run: Formatter, units: Units | None = None
+    ) -> None:
         self.cache_dir = cache_dir
+        self.units = units or Units(None)  # the rendered units (targets/units.py)
         self.output = output
         self.run = run
         self.made: dict[str, list[str]] = {}  # path -> [input hash, output hash], this build
@@ -113,7 +119,9 @@ class Reuse:
         return modules, homes
 
     def save(self, files: Mapping[str, str]) -> None:
-        """Record what this build formatted, for the files it wrote (after they are)."""
+        """Record what this build formatted, for the files it wrote (after they are), and
+        the units it rendered or read back."""
+        self.units.save()
         if self.cache_dir is None:
             return
         made = {name: hashes for name, hashes in sorted(self.made.items()) if name in files}
