@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -396,7 +397,8 @@ def _units(config: Config, cache_dir: Path | None) -> Units:
     if cache_dir is None or own:
         return Units(None)
     templates = sorted(p for p in packaged.rglob("*") if p.is_file())
-    context = [tool_versions(), generator_hash(), repr(sorted(vars(config).items()))]
+    # Python's own version too: the names spec-gen makes follow its keywords
+    context = [sys.version, tool_versions(), generator_hash(), repr(sorted(vars(config).items()))]
     context += [f"{p.relative_to(packaged)} {sha(p.read_bytes())}" for p in templates]
     return Units(cache_dir, sha("\n".join(context).encode("utf-8")))
 
