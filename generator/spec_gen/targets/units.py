@@ -43,9 +43,11 @@ UNITS_DIR = "units"
 RECORD = "units.json"
 PIECES = "indented.json"  # path items and schemas as the indented document writes them
 
-# `"description": "<string>"` in compact JSON: inside a JSON string a quote is always escaped,
-# so this matches only a key and its string value
-_DESCRIPTION = re.compile(r'"description":"(?:[^"\\]|\\.)*",?')
+# `"description": "<string>"` in compact JSON, with one comma beside it (the object reads as
+# it would without the key, wherever it was); inside a JSON string a quote is always
+# escaped, so this matches only a key and its string value
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_DESCRIPTION = re.compile(rf'(?<=\{{)"description":{_STRING},?|,"description":{_STRING}')
 _LOCAL_REF = re.compile(r'"(#/(?:[^"\\]|\\.)*)"')
 
 

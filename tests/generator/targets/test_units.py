@@ -115,6 +115,26 @@ def test_a_description_changes_only_the_units_that_reach_it(what: str) -> None:
     assert (_pets(before) != _pets(after), _ping(before) != _ping(after)) == (pets, ping)
 
 
+@pytest.mark.parametrize("where", ["first", "last", "only"])
+def test_a_description_added_where_there_was_none_leaves_the_global_part(where: str) -> None:
+    def add(document: dict[str, Any]) -> None:
+        schemas = document["components"]["schemas"]
+        if where == "only":
+            schemas["Unused"] = {}
+        old = schemas["Unused"]
+        old.pop("description", None)
+        if where == "first":
+            schemas["Unused"] = {"description": "Added.", **old}
+        else:
+            old["description"] = "Added."
+
+    def without(document: dict[str, Any]) -> None:
+        add(document)
+        del document["components"]["schemas"]["Unused"]["description"]
+
+    assert Fingerprints(_edited(add)).skeleton == Fingerprints(_edited(without)).skeleton
+
+
 GLOBAL = {
     "summary": lambda d: d["paths"]["/pets"]["get"].update(summary="Listed"),
     "server": lambda d: d["servers"][0].update(url="https://b.example.com"),
