@@ -43,12 +43,22 @@ UNITS_DIR = "units"
 RECORD = "units.json"
 PIECES = "indented.json"  # path items and schemas as the indented document writes them
 
-# `"description": "<string>"` in compact JSON, with one comma beside it (the object reads as
-# it would without the key, wherever it was); inside a JSON string a quote is always
-# escaped, so this matches only a key and its string value
-_STRING = r'"(?:[^"\\]|\\.)*"'
-_DESCRIPTION = re.compile(rf'(?<=\{{)"description":{_STRING},?|,"description":{_STRING}')
-_LOCAL_REF = re.compile(r'"(#/(?:[^"\\]|\\.)*)"')
+# `"description": "<string>"` in compact JSON, with the `{` or `,` before it and a `,` after
+# it: the object reads as it would without the key, wherever it was (`_undescribed`); inside
+# a JSON string a quote is always escaped, so this matches only a key and its string value
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_DESCRIPTION = re.compile(rf'([{{,])"description":{_STRING}(,?)')
+_LOCAL_REF = re.compile(r'"(#/[^"\\]*(?:\\.[^"\\]*)*)"')
+
+
+def _undescribed(text: str) -> str:
+    return _DESCRIPTION.sub(_beside, text)
+
+
+def _beside(match: re.Match[str]) -> str:
+    """`{"description":"x",` -> `{`; `,"description":"x",` -> `,`; `,"description":"x"}` -> `}`."""
+    before, after = match.group(1), match.group(2)
+    return before if before == "{" else after
 
 
 def _dumps(value: Any) -> str:
@@ -65,6 +75,7 @@ class Fingerprints:
     def __init__(self, document: dict[str, Any]) -> None:
         self.document = document
         self._nodes: dict[str, tuple[str, list[str]]] = {}  # pointer -> (hash, local refs)
+        self._reached: dict[tuple[str, ...], str] = {}  # the targets ask for the same tags
         digest = hashlib.sha256()
         for key, value in document.items():
             digest.update(_dumps(key).encode())
@@ -83,7 +94,7 @@ class Fingerprints:
                     else:
                         digest.update(_dumps(members).encode())
             elif key == "tags":
-                digest.update(_DESCRIPTION.sub("", _dumps(value)).encode())
+                digest.update(_undescribed(_dumps(value)).encode())
             else:
                 digest.update(_dumps(value).encode())
         self.skeleton = digest.hexdigest()
@@ -92,7 +103,7 @@ class Fingerprints:
         """The node's text without descriptions; the node remembered for `reach`."""
         text = _dumps(node)
         self._nodes[pointer] = (_sha(text), _refs(text))
-        return _DESCRIPTION.sub("", text)
+        return _undescribed(text)
 
     def node_hash(self, pointer: str) -> str:
         return self._node(pointer)[0]
@@ -109,6 +120,13 @@ class Fingerprints:
 
     def reach(self, pointers: Iterable[str]) -> str:
         """The hash of the nodes at `pointers` and of every node their local refs reach."""
+        start = tuple(sorted(set(pointers)))
+        known = self._reached.get(start)
+        if known is None:
+            known = self._reached[start] = self._reach(start)
+        return known
+
+    def _reach(self, pointers: tuple[str, ...]) -> str:
         seen: set[str] = set()
         todo = list(pointers)
         while todo:
