@@ -236,8 +236,8 @@ def edit_project(case: Case, where: Path, document: dict[str, Any]) -> None:
 
 def edit_rows(case: Case, tmp: Path, spec_gen: str) -> list[Row]:
     """`rebuild-<edit>`: `spec-gen build` after each edit of spec_edits.py, in a project of
-    its own built once beforehand; the runs alternate between the edited and the original
-    document, so each one rebuilds after one edit (the build cache holding the other)."""
+    its own built once beforehand; run i (warm-up included) writes the document with edits
+    1 ... i+1, so each rebuild follows one edit its build cache has never seen."""
     if case.edit_base is None:
         return []
     rows = []
@@ -253,15 +253,19 @@ def edit_rows(case: Case, tmp: Path, spec_gen: str) -> list[Row]:
         where = tmp / f"{case.project.name}-edit-{kind}"
         row = Row(case.name, f"rebuild-{kind}", lambda i: ([spec_gen, "build"], None), where, expect="files:")  # fmt: skip
         try:
-            texts = [json.dumps(edited(case.edit_base, kind), indent=1)]
+            edited(case.edit_base, kind, 1)
         except (ValueError, KeyError, TypeError) as exc:
             row.error = f"the edit cannot be made on this document: {exc}"
             rows.append(row)
             continue
         edit_project(case, where, case.edit_base)
-        texts.append((where / "openapi.json").read_text(encoding="utf-8"))
         spec = where / "openapi.json"
-        row.prepare = lambda i, spec=spec, texts=texts: spec.write_text(texts[i % 2], "utf-8")  # type: ignore[misc]
+
+        def prepare(i: int, spec: Path = spec, kind: str = kind) -> None:
+            text = json.dumps(edited(case.edit_base or {}, kind, i + 1), indent=1)
+            spec.write_text(text, encoding="utf-8")
+
+        row.prepare = prepare
         done = run([spec_gen, "build"], cwd=where)  # the build the first edit follows
         if done.returncode != 0:
             row.error = "spec-gen build failed: " + tail(done.stderr + done.stdout, 2)

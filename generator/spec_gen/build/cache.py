@@ -2,10 +2,12 @@
 each keyed by content hashes (timestamps play no part):
 
 - `build.json`: the hashes of every input (spec files, templates, the generator's own
-  sources, tool versions, settings) and of every output file, so a rebuild with nothing
-  changed returns at once (this module imports none of the generator for it);
+  sources, tool versions, settings) and of every output file with its size, times and inode
+  as written, so a rebuild with nothing changed returns at once (this module imports none of
+  the generator for it) and a rebuild reads back only the output files written since;
 - `valid-<hash>`: the document openapi-spec-validator last found clean;
-- `models-<hash>.json`: datamodel-code-generator's last models module, its notes and depth.
+- `models-<hash>.json`: datamodel-code-generator's last models module, its notes and depth;
+- `parsed.json`: the YAML files of the spec the last build parsed, by the hash of their text.
 
 Only the newest entry of each kind is kept.
 """
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.config import Config
 from .result import BuildResult
-from .tree import existing_files
+from .tree import existing_files, stat_key
 
 if TYPE_CHECKING:
     from ..lint.findings import RawFinding
@@ -85,6 +87,42 @@ def generated_models(
             json.dumps({"source": source, "notes": notes, "depth": depth}), encoding="utf-8"
         )
     return source, notes, depth
+
+
+class ParsedFiles(dict[str, str]):
+    """The YAML files the last build parsed (`parsed.json`: document/read.parse_key(text)
+    -> the values in JSON), for `bundle(parsed=...)`; `save` keeps the ones this build
+    read, rewriting the record only when that set changed."""
+
+    def __init__(self, cache_dir: Path, entries: dict[str, str]) -> None:
+        super().__init__(entries)
+        self.cache_dir = cache_dir
+        self.loaded = set(entries)
+        self.used: set[str] = set()
+
+    @classmethod
+    def load(cls, cache_dir: Path | None) -> ParsedFiles | None:
+        if cache_dir is None:
+            return None
+        entries = read_record(cache_dir, PARSED, "1", "files")
+        return cls(cache_dir, {k: v for k, v in entries.items() if isinstance(v, str)})
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            self.used.add(key)
+        return super().__contains__(key)
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self.used.add(key)
+        super().__setitem__(key, value)
+
+    def save(self) -> None:
+        kept = {key: self[key] for key in sorted(self.used) if key in self.keys()}
+        if set(kept) != self.loaded:
+            write_record(self.cache_dir, PARSED, "1", "files", kept)
+
+
+PARSED = "parsed.json"
 
 
 def keep_only(directory: Path, pattern: str) -> None:
@@ -195,9 +233,23 @@ def _record_path(config: Config) -> Path:
     return config.root / CACHE_DIR / "build.json"
 
 
+def last_outputs(config: Config) -> dict[str, list[Any]]:
+    """The output files the last build into this output directory wrote: path -> [sha-256,
+    *tree.stat_key] (empty when it wrote elsewhere, or kept no record)."""
+    try:
+        record = json.loads(_record_path(config).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    outputs = record.get("outputs") if record.get("output") == str(config.output) else None
+    if not isinstance(outputs, dict):
+        return {}
+    return {k: v for k, v in outputs.items() if isinstance(v, list) and len(v) == 5}
+
+
 def unchanged_since_last_build(config: Config, *, strict: bool = False) -> bool:
     """Nothing to do: same inputs, same output on disk; and, when `strict`, the last build
-    went on without a warning (one that had warnings is built again, to refuse them)."""
+    went on without a warning (one that had warnings is built again, to refuse them). A file
+    whose size, times and inode are the ones recorded is not read again (tree.OutputFiles)."""
     record_path = _record_path(config)
     try:
         record = json.loads(record_path.read_text(encoding="utf-8"))
@@ -209,17 +261,30 @@ def unchanged_since_last_build(config: Config, *, strict: bool = False) -> bool:
         return False
     if record.get("key") != inputs_key(config, [Path(p) for p in record.get("inputs", [])]):
         return False
-    on_disk = {path: sha(data) for path, data in existing_files(config.output).items()}
-    return bool(on_disk == record.get("outputs"))
+    outputs = record.get("outputs")
+    if not isinstance(outputs, dict):
+        return False
+    on_disk = existing_files(config.output, outputs)
+    if set(on_disk) != set(outputs):
+        return False
+    return all(
+        isinstance(outputs[path], list) and on_disk.digest(path) == outputs[path][0]
+        for path in on_disk
+    )
 
 
 def remember_build(config: Config, result: BuildResult) -> None:
+    """Record the inputs and the output files as written (their hashes and `stat_key`s)."""
+    outputs = {}
+    for name, text in sorted(result.files.items()):
+        status = (config.output / name).stat()
+        outputs[name] = [sha(text.encode("utf-8")), *stat_key(status)]
     record = {
         "output": str(config.output),
         "inputs": [str(p) for p in result.inputs],
         "key": inputs_key(config, result.inputs),
         "warnings": result.warnings,
-        "outputs": {path: sha(text.encode("utf-8")) for path, text in sorted(result.files.items())},
+        "outputs": outputs,
     }
     path = _record_path(config)
     path.parent.mkdir(parents=True, exist_ok=True)

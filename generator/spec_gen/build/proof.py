@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,7 @@ class Proof:
         self.cache_dir = cache_dir
         self.last: dict[str, dict[str, str]] = {}
         self.now: dict[str, dict[str, str]] = {}
+        self.twins: dict[str, str] = {}  # role/path -> hash of the formatted text
         self.key = ""
         if cache_dir is None:
             return
@@ -156,7 +158,23 @@ class Proof:
             "mount": _mount(package, sources, changed, reached),
         }
 
+    def formatted(self, final: Mapping[str, str]) -> None:
+        """Note, for each module checked before ruff formatted it, the hash of its final
+        text (`final`: the output tree's paths), saved as `"formatted"` beside the roles: the
+        formatted text means what the checked one does (Verifier.preload reads it)."""
+        twins = {}
+        for role, hashes in self.now.items():
+            if role != "server":  # only the server's probe imports beforehand
+                continue
+            for path, checked in hashes.items():
+                text = final.get(f"{role}/{path}")
+                if text is not None and (digest := sha(text.encode("utf-8"))) != checked:
+                    twins[f"{role}/{path}"] = digest
+        self.twins = twins
+
     def save(self) -> None:
         if self.cache_dir is None or set(self.now) != {"server", "client"}:
             return
-        write_record(self.cache_dir, RECORD, self.key, "roles", self.now)
+        write_record(
+            self.cache_dir, RECORD, self.key, "roles", {**self.now, "formatted": self.twins}
+        )

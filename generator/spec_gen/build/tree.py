@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
 import shutil
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,18 +15,62 @@ STAGING = ".spec-gen-staging"  # inside the output: new files wait there to be v
 IGNORED_PARTS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", STAGING}
 
 
-def _ignored(rel: Path) -> bool:
-    return bool(set(rel.parts) & IGNORED_PARTS) or any(p.endswith(".egg-info") for p in rel.parts)
+def stat_key(status: os.stat_result) -> list[int]:
+    """What tells a file was not written since it was recorded, as git's index tells it: its
+    size, modification and change times (the change time no tool can set back) and inode."""
+    return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
 
 
-def existing_files(output: Path) -> dict[str, bytes]:
-    if not output.is_dir():
-        return {}
-    return {
-        path.relative_to(output).as_posix(): path.read_bytes()
-        for path in sorted(output.rglob("*"))
-        if path.is_file() and not _ignored(path.relative_to(output))
-    }
+class OutputFiles(Mapping[str, bytes]):
+    """The files of the output directory: their paths listed at once, their bytes read on
+    first use. `digest(path)` is the recorded sha-256 of a file whose `stat_key` is the one
+    recorded with it by the last build (`known`: path -> [sha, *stat_key]), so a rebuild reads
+    only the files it changes or that were written since; any other file is read and hashed."""
+
+    def __init__(self, output: Path, known: Mapping[str, list[object]] | None = None) -> None:
+        self.output = output
+        self.known = known or {}
+        self.stats: dict[str, os.stat_result] = {}
+        self._read: dict[str, bytes] = {}
+        if output.is_dir():
+            self._scan(output, "")
+            self.stats = dict(sorted(self.stats.items()))
+
+    def _scan(self, folder: Path, prefix: str) -> None:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name in IGNORED_PARTS or entry.name.endswith(".egg-info"):
+                    continue
+                if entry.is_dir(follow_symlinks=True):
+                    self._scan(Path(entry.path), f"{prefix}{entry.name}/")
+                elif entry.is_file(follow_symlinks=True):
+                    self.stats[prefix + entry.name] = entry.stat(follow_symlinks=True)
+
+    def __getitem__(self, path: str) -> bytes:
+        if path not in self.stats:
+            raise KeyError(path)
+        if path not in self._read:
+            self._read[path] = (self.output / path).read_bytes()
+        return self._read[path]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.stats
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.stats)
+
+    def __len__(self) -> int:
+        return len(self.stats)
+
+    def digest(self, path: str) -> str:
+        recorded = self.known.get(path)
+        if recorded and recorded[1:] == stat_key(self.stats[path]):
+            return str(recorded[0])
+        return hashlib.sha256(self[path]).hexdigest()
+
+
+def existing_files(output: Path, known: Mapping[str, list[object]] | None = None) -> OutputFiles:
+    return OutputFiles(output, known)
 
 
 @dataclass
@@ -38,10 +84,10 @@ class Change:
         return f"{self.kind:8} {self.path} (+{self.added} -{self.removed})"
 
 
-def changes(old: dict[str, bytes], new: dict[str, str]) -> list[Change]:
+def changes(old: Mapping[str, bytes], new: dict[str, str]) -> list[Change]:
     out = []
     for path in sorted(set(old) | set(new)):
-        if path in old and path in new and old[path] == new[path].encode("utf-8"):
+        if path in old and path in new and _same(old, path, new[path].encode("utf-8")):
             continue
         before = old[path].decode("utf-8", "replace").splitlines() if path in old else []
         after = new[path].splitlines() if path in new else []
@@ -52,6 +98,12 @@ def changes(old: dict[str, bytes], new: dict[str, str]) -> list[Change]:
         else:
             out.append(Change("changed", path, *_line_counts(before, after)))
     return out
+
+
+def _same(old: Mapping[str, bytes], path: str, data: bytes) -> bool:
+    if isinstance(old, OutputFiles):
+        return old.digest(path) == hashlib.sha256(data).hexdigest()
+    return old[path] == data
 
 
 # above this many lines left once the common head and tail are set aside, the lines added and
@@ -146,6 +198,3 @@ class Staging:
         shutil.rmtree(self.root, ignore_errors=True)
         if self.made_output and self.output.is_dir() and not any(self.output.iterdir()):
             self.output.rmdir()  # nothing was committed: as if the build had not run
-
-
-# -- the no-op fast path ---------------------------------------------------------------

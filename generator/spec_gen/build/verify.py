@@ -35,7 +35,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ..core.config import Config
-from .proof import Proof
+from .cache import sha
+from .proof import Proof, imported, module_name
 
 ROLES = ("server", "client")
 
@@ -45,7 +46,8 @@ ROLES = ("server", "client")
 # "only": the modules to import (null: all), "defer": a module whose classes' validators are
 # built lazily (null: none), "mount": the server's tag router modules to mount (null: the
 # whole API router)}, or "proven": nothing to check); the input ending before a frame means
-# the build stopped: nothing to check.
+# the build stopped: nothing to check. With a third argument "preload", a first frame
+# {"files": ..., "module": the server's models module} comes before them (`Verifier.preload`).
 _PROBE = r"""
 import gc
 gc.disable()  # a short-lived process: full collections over thousands of new classes, ~20%
@@ -96,7 +98,7 @@ def receive():
     return json.loads(sys.stdin.buffer.read(int.from_bytes(head, "big")))
 
 
-def load(package_name, payload, only=None, defer=None):
+def register(payload):
     for path, source in payload.items():
         sources[path] = source
         parts = path[: -len(".py")].split("/")
@@ -104,6 +106,47 @@ def load(package_name, payload, only=None, defer=None):
             modules[".".join(parts[:-1])] = (path, True)
         else:
             modules[".".join(parts)] = (path, False)
+
+
+preloaded = {}  # module path -> source: the server's models module and what it imports
+
+
+def preload(frame):
+    # the last check's models module (and what it imports), its validators built lazily,
+    # imported while the build renders; kept only if the frame that follows sends the same
+    register(frame["files"])
+    pydantic.BaseModel.model_config["defer_build"] = True
+    try:
+        importlib.import_module(frame["module"])
+    except Exception:  # left to the check itself, from the build's own sources
+        unload(frame["files"])
+    else:  # what was imported is kept (compared with the build's sources); the rest let go
+        for path, source in frame["files"].items():
+            if name_of(path) in sys.modules:
+                preloaded[path] = source
+        unload({path: None for path in frame["files"] if path not in preloaded})
+    finally:
+        pydantic.BaseModel.model_config["defer_build"] = False
+
+
+def name_of(path):
+    parts = path[: -len(".py")].split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def unload(payload):
+    for path in payload:
+        name = name_of(path)
+        sys.modules.pop(name, None)
+        modules.pop(name, None)
+        sources.pop(path, None)
+
+
+def load(package_name, payload, only=None, defer=None, moved=()):
+    if preloaded and (not defer or set(moved) & set(preloaded)):
+        unload(preloaded)
+        preloaded.clear()
+    register({path: text for path, text in payload.items() if path not in preloaded})
     names = sorted(
         name for name in modules
         if (name == package_name or name.startswith(package_name + "."))
@@ -164,6 +207,11 @@ def check_client(package_name, names):
     return f"{sum(n != package_name for n in names)} modules imported, {resolved} model classes resolved"
 
 
+if len(sys.argv) > 3 and sys.argv[3] == "preload":
+    frame = receive()
+    if frame is None:
+        os._exit(0)
+    preload(frame)
 for role in roles:
     frame = receive()
     if frame is None:  # the build stopped before there was anything to check
@@ -174,14 +222,26 @@ for role in roles:
     if role == "client":
         # built (and so checked) by the server's probe: here only imported and resolved
         pydantic.BaseModel.model_config["defer_build"] = True
-    names = load(packages[role], frame["files"], frame.get("only"), frame.get("defer"))
+    names = load(
+        packages[role], frame["files"], frame.get("only"), frame.get("defer"), frame.get("moved", ())
+    )
     if role == "server":
         said = check_server(packages[role], names, frame.get("mount"))
+        if preloaded:
+            said += f" ({len(preloaded)} of them imported while the build rendered)"
     else:
         said = check_client(packages[role], names)
     print(f"{role}: {said}", flush=True)
 os._exit(0)  # the interpreter's teardown is not part of the check
 """
+
+
+def module_paths(name: str) -> list[str]:
+    """The files a dotted module name may be: `a/b.py` or `a/b/__init__.py`, and the
+    `__init__.py` of each package on the way (importing `a.b` runs `a/__init__.py`)."""
+    parts = name.split(".")
+    packages = [f"{'/'.join(parts[:i])}/__init__.py" for i in range(1, len(parts))]
+    return [f"{'/'.join(parts)}.py", f"{'/'.join(parts)}/__init__.py", *packages]
 
 
 class GeneratedCodeBroken(RuntimeError):
@@ -192,13 +252,54 @@ class Verifier:
     """The probe interpreters, started by `start()` (or by `feed` / `check`), used once."""
 
     def __init__(
-        self, server_package: str, client_package: str, cache_dir: Path | None = None
+        self,
+        server_package: str,
+        client_package: str,
+        cache_dir: Path | None = None,
+        output: Path | None = None,
     ) -> None:
         self.packages = {"server": server_package, "client": client_package}
         self.probes: list[tuple[subprocess.Popen[bytes], threading.Thread]] = []
         self.payloads: dict[str, bytes] = {}
         self.fed = {role: threading.Event() for role in ROLES}
         self.proof = Proof(cache_dir)
+        self.output = output
+        self.preloaded: set[str] = set()  # module paths sent to the server probe beforehand
+
+    def preload(self) -> bytes | None:
+        """The server probe's first frame: the models module the last passing check imported
+        and the package modules it imports, as they are in the output directory, when each
+        still has the hash that check recorded. The probe imports them (validators built
+        lazily) while the build renders; a rebuild whose models did not change then finds
+        them imported (the probe keeps them only if the build sends the same sources)."""
+        proven = self.proof.last.get("server")
+        twins = self.proof.last.get("formatted") or {}
+        if self.output is None or not proven:
+            return None
+        package = self.packages["server"]
+        root = self.output / "server"
+        todo, files = [f"{package}/models.py", f"{package}/__init__.py"], {}
+        while todo:
+            path = todo.pop()
+            if path in files:
+                continue
+            try:
+                source = (root / path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+            digest = sha(source.encode("utf-8"))
+            if digest not in (proven.get(path), twins.get(f"server/{path}")):
+                return None
+            files[path] = source
+            for name in imported(path, source):
+                if name.split(".")[0] != package:
+                    continue
+                for candidate in module_paths(name):
+                    if candidate in proven:
+                        todo.append(candidate)
+        self.preloaded = set(files)
+        frame = {"files": files, "module": module_name(f"{package}/models.py")}
+        return json.dumps(frame).encode("utf-8")
 
     def start(self, *, together: bool = False) -> None:
         """Start the probes: one per role, side by side; or, `together`, one interpreter
@@ -212,7 +313,9 @@ class Verifier:
         else:
             groups = [(role,) for role in ROLES]
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        first = self.preload()
         for roles in groups:
+            preloads = first if roles[0] == "server" else None
             popen = subprocess.Popen(
                 [
                     sys.executable,
@@ -220,21 +323,28 @@ class Verifier:
                     _PROBE,
                     ",".join(roles),
                     ",".join(self.packages[role] for role in roles),
+                    *(["preload"] if preloads is not None else []),
                 ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env=env,
             )
-            writer = threading.Thread(target=self._send, args=(popen, roles), daemon=True)
+            writer = threading.Thread(target=self._send, args=(popen, roles, preloads), daemon=True)
             writer.start()
             self.probes.append((popen, writer))
 
-    def _send(self, popen: subprocess.Popen[bytes], roles: tuple[str, ...]) -> None:
-        """Write each role's frame as soon as it is fed (in the probe's order), then close."""
+    def _send(
+        self, popen: subprocess.Popen[bytes], roles: tuple[str, ...], preloads: bytes | None
+    ) -> None:
+        """Write the preload frame if any, then each role's frame as soon as it is fed (in the
+        probe's order), then close."""
         stdin = popen.stdin  # `_finish` takes it off the Popen while this thread writes
         assert stdin is not None
         try:
+            if preloads is not None:
+                stdin.write(len(preloads).to_bytes(8, "big") + preloads)
+                stdin.flush()
             for role in roles:
                 self.fed[role].wait()
                 payload = self.payloads.get(role)
@@ -259,6 +369,13 @@ class Verifier:
             if name.startswith(prefix) and name.endswith(".py")
         }
         frame = self.proof.frame(role, self.packages[role], sources)
+        if role == "server" and isinstance(frame, dict):
+            # a preloaded module stands for the build's own only if unchanged since the last
+            # check (what was preloaded is that check's source or its formatted text): the
+            # probe drops what it preloaded if one of its modules moved
+            last = self.proof.last.get(role) or {}
+            now = self.proof.now[role]
+            frame["moved"] = sorted(p for p in self.preloaded if now.get(p) != last.get(p))
         self.payloads[role] = json.dumps(frame).encode("utf-8")
         self.fed[role].set()
 
@@ -309,6 +426,7 @@ class Verifier:
                 raise GeneratedCodeBroken(
                     f"generated code does not import or mount: {last} ({where})"
                 )
+        self.proof.formatted(files)
         said = {}
         for _, stdout, _ in results:
             for line in stdout.splitlines():

@@ -15,8 +15,8 @@ mounted under `components/schemas/Name` therefore keeps its name.
 
 from __future__ import annotations
 
-import copy
 import re
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -35,6 +35,7 @@ from .pointer import (
 )
 from .positions import SourceMap, source_line
 from .read import MAX_ALIASED, MAX_DEPTH, SpecError, read_yaml
+from .refs import copied
 from .repair import repair
 from .upgrade import upgrade
 
@@ -117,7 +118,8 @@ def _reference_allowed(pointer: str) -> bool:
 
 
 class _Bundler:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, parsed: MutableMapping[str, str] | None = None) -> None:
+        self.parsed = parsed
         self.root = root.resolve()
         self.files: dict[Path, Any] = {}
         self.mounts: dict[tuple[Path, str], str] = {}
@@ -129,7 +131,7 @@ class _Bundler:
 
     def load(self, path: Path) -> Any:
         if path not in self.files:
-            self.files[path] = read_yaml(path)
+            self.files[path] = read_yaml(path, self.parsed)
         return self.files[path]
 
     def run(self) -> Bundle:
@@ -234,7 +236,7 @@ class _Bundler:
             self.hoisted[split_pointer(mount)[-1]] = None  # its place: the order first met
         self.bundle.origins[mount] = (target_file, pointer)
         self.bundle.ref_sites[mount] = (base, source)
-        inlined = self.walk(copy.deepcopy(target), target_file, mount, pointer, "")
+        inlined = self.walk(copied(target), target_file, mount, pointer, "")
         if hoist:
             self.hoisted[split_pointer(mount)[-1]] = inlined
             return {"$ref": "#" + mount, **siblings}
@@ -365,10 +367,13 @@ def _pascal(text: str) -> str:
     return "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", text))
 
 
-def bundle(root: Path, inapplicable: bool = True) -> Bundle:
+def bundle(
+    root: Path, inapplicable: bool = True, parsed: MutableMapping[str, str] | None = None
+) -> Bundle:
     """Load `root` and every file it references; one resolved document, upgraded to 3.1.
-    Without `inapplicable`, keywords of another type are kept (repair.repair)."""
-    result = _Bundler(root).run()
+    Without `inapplicable`, keywords of another type are kept (repair.repair). `parsed`: the
+    YAML files parsed by an earlier build (read.read_yaml)."""
+    result = _Bundler(root, parsed).run()
     result.source_version = str(result.document.get("openapi", ""))
     result.moved = upgrade(result.document)
     moved, result.repairs = repair(result.document, result.source_version, inapplicable)

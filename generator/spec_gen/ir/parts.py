@@ -4,14 +4,13 @@ class are hoisted into the schema set, bound to their spec node by pointer."""
 
 from __future__ import annotations
 
-import copy
 import re
 from typing import Any
 
 from ..core.naming import identifier, pascal, unique
 from ..document.openapi import SCHEMA_REF
 from ..document.pointer import escape_pointer_token as escape
-from ..document.refs import deref
+from ..document.refs import copied, deref
 from . import media as media_mod
 from . import params as params_mod
 from .model import MISSING, Body, Header, Media, Param, Response
@@ -75,7 +74,7 @@ class Parts:
             return cls
         if isinstance(schema.get("$ref"), str) and cls is None:
             schema = self.deref(schema)
-        return self.set.add(name, copy.deepcopy(schema), pointer)
+        return self.set.add(name, copied(schema), pointer)
 
     def annotation(
         self, schema: dict[str, Any], hoist: str, pointer: str
@@ -119,7 +118,7 @@ class Parts:
             if is_enum(schema) and nullable:
                 schema = {**schema, "type": concrete[0] if concrete else "string",
                           "enum": [v for v in schema["enum"] if v is not None]}  # fmt: skip
-            cls = self.set.add(hoist, copy.deepcopy(schema), pointer)
+            cls = self.set.add(hoist, copied(schema), pointer)
             return cls, nullable, is_enum(schema)
         kind = concrete[0] if concrete else None
         if kind == "array":

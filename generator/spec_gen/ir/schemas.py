@@ -9,13 +9,13 @@ So the name a router imports is the class of that spec node, bound by JSON point
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ..core.naming import class_name, pascal
 from ..core.where import at
 from ..document.openapi import NAME_MAPS, SCHEMA_DATA_KEYWORDS, SCHEMA_REF
 from ..document.pointer import escape_pointer_token as escape
+from ..document.refs import copied
 
 
 def rewrite_refs(node: Any, renames: dict[str, str], names: bool = False) -> Any:
@@ -106,6 +106,9 @@ class SchemaSet:
         # variant()'s answers: the same class comes back for every media type using it
         self.variant_of: dict[tuple[str, str], str] = {}
         self.pointers: dict[str, str] = {}  # class name -> JSON pointer of its spec node
+        # per class, its schema object and what _refs / _has_flag found in it
+        self.refs_of: dict[str, tuple[dict[str, Any], set[str]]] = {}
+        self.flag_of: dict[tuple[str, str], tuple[dict[str, Any], bool]] = {}
         self.hoisted: set[str] = set()
         self.taken: set[str] = set()
         self.renames = component_names(components)
@@ -151,7 +154,7 @@ class SchemaSet:
         self.schemas[cls] = {}
         self.pointers[cls] = pointer
         self.hoisted.add(cls)
-        self.schemas[cls] = self.hoist_nested(copy.deepcopy(schema), cls, pointer)
+        self.schemas[cls] = self.hoist_nested(copied(schema), cls, pointer)
         return cls
 
     def hoist_nested(
@@ -252,6 +255,25 @@ def _refs(node: Any) -> set[str]:
     return out
 
 
+def _class_refs(schemas: SchemaSet, name: str) -> set[str]:
+    """`_refs` of the class `name`, worked out once per schema object (a class's entry is
+    replaced, never changed in place): the variants walk the same classes again and again."""
+    node = schemas.schemas[name]
+    known = schemas.refs_of.get(name)
+    if known is None or known[0] is not node:
+        known = schemas.refs_of[name] = (node, _refs(node))
+    return known[1]
+
+
+def _class_has_flag(schemas: SchemaSet, name: str, flag: str) -> bool:
+    """`_has_flag` of the class `name`, once per schema object and flag (as `_class_refs`)."""
+    node = schemas.schemas[name]
+    known = schemas.flag_of.get((name, flag))
+    if known is None or known[0] is not node:
+        known = schemas.flag_of[(name, flag)] = (node, _has_flag(node, flag))
+    return known[1]
+
+
 def _drop(node: Any, flag: str, rename: dict[str, str]) -> Any:
     """A copy without the properties marked `flag` (readOnly or writeOnly); refs renamed."""
     if isinstance(node, dict):
@@ -329,8 +351,8 @@ def _variant(schemas: SchemaSet, cls: str, flag: str) -> tuple[str, bool]:
         if name in reach:
             continue
         reach.add(name)
-        todo.extend(_refs(schemas.schemas[name]))
-    marked = {n for n in reach if _has_flag(schemas.schemas[n], flag)}
+        todo.extend(_class_refs(schemas, name))
+    marked = {n for n in reach if _class_has_flag(schemas, n, flag)}
     if not marked:
         return cls, complete
     # every class that reaches a marked class needs a variant
@@ -354,7 +376,7 @@ def _variant(schemas: SchemaSet, cls: str, flag: str) -> tuple[str, bool]:
 
 def _reaches(schemas: SchemaSet, start: str, targets: set[str]) -> bool:
     seen: set[str] = set()
-    todo = list(_refs(schemas.schemas.get(start, {})))
+    todo = list(_class_refs(schemas, start)) if start in schemas.schemas else []
     while todo:
         name = todo.pop()
         if name in targets:
@@ -362,7 +384,7 @@ def _reaches(schemas: SchemaSet, start: str, targets: set[str]) -> bool:
         if name in seen or name not in schemas.schemas:
             continue
         seen.add(name)
-        todo.extend(_refs(schemas.schemas[name]))
+        todo.extend(_class_refs(schemas, name))
     return False
 
 

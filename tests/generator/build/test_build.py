@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -232,3 +233,33 @@ def test_a_testing_setting_the_spec_cannot_serve_is_a_configuration_error(
         "Error: [tool.spec-gen] client-testing.api-key: the spec declares no security scheme"
         in output
     ), output
+
+
+def test_a_same_size_hand_edit_with_its_time_set_back_is_still_rebuilt(project: Path) -> None:
+    """The last build's record of each output file (hash, size, times, inode) spares reading
+    the files it wrote; an edit of the same size whose modification time is set back still
+    changes the file's change time, so it is read, found different and written again."""
+    config = load_config(project)
+    build(config, echo=lambda _: None)
+    target = project / "generated" / "server" / "petstore_api" / "routers" / "pets.py"
+    before = target.read_text()
+    status = target.stat()
+    hacked = before.replace("List pets", "Xist pets")
+    assert hacked != before and len(hacked) == len(before)
+    target.write_text(hacked)
+    os.utime(target, ns=(status.st_atime_ns, status.st_mtime_ns))
+    assert target.stat().st_mtime_ns == status.st_mtime_ns
+    lines: list[str] = []
+    build(config, echo=lines.append)
+    assert "nothing changed" not in lines
+    assert any(line.startswith("changed  server/petstore_api/routers/pets.py") for line in lines)
+    assert target.read_text() == before
+    # and a spec edit's rebuild compares with what is on disk, not with the record
+    target.write_text(hacked)
+    os.utime(target, ns=(status.st_atime_ns, status.st_mtime_ns))
+    spec = project / "spec" / "openapi.yaml"
+    spec.write_text(spec.read_text().replace("Create a pet", "Create one pet"))
+    lines.clear()
+    build(config, echo=lines.append)
+    assert any(line.startswith("changed  server/petstore_api/routers/pets.py") for line in lines)
+    assert target.read_text() == before.replace("Create a pet", "Create one pet")

@@ -344,3 +344,62 @@ def test_ruff_reused_file_by_file_formats_a_changed_file_as_a_cold_build(tmp_pat
     assert again.reused == 1  # the package's __init__.py, read back from the output
     assert edited == format_python(batch(", 2"))
     assert "from pkg import X" in edited["client/pkg/testing.py"].split("\n\n")[2]
+
+
+def test_the_server_probe_imports_the_last_proven_models_while_the_build_renders(
+    tmp_path: Path,
+) -> None:
+    """The server probe imports the models module as the output directory holds it (when
+    the last passing check proved that very source) before the build sends anything; kept
+    when the build sends the same source, dropped (and the build's own imported) when not."""
+    models = "import pydantic\n\nclass Thing(pydantic.BaseModel):\n    a: int\n"
+    tag = (
+        "from fastapi import APIRouter\n\nfrom ..models import Thing\n\n"
+        "def create_router(impl, context):\n    router = APIRouter()\n"
+        "    router.add_api_route('/t', lambda: None, response_model=Thing, summary=SUMMARY)\n"
+        "    return router\n"
+    )
+
+    def server(models: str, summary: str) -> dict[str, str]:
+        return {
+            "server/pkg_api/__init__.py": "",
+            "server/pkg_api/models.py": models,
+            "server/pkg_api/routers/__init__.py": (
+                "from .t import create_router\n\n"
+                "def create_api_router(*, context, t):\n    return create_router(t, context)\n"
+            ),
+            "server/pkg_api/routers/t.py": tag.replace("SUMMARY", repr(summary)),
+        }
+
+    output = tmp_path / "out"
+
+    def check(files: dict[str, str]) -> str:
+        verifier = Verifier("pkg_api", "pkg_client", tmp_path / "cache", output)
+        verifier.start()
+        summary = verifier.check(files)
+        verifier.remember()
+        for name, text in files.items():  # written, as the build does once the check passed
+            (output / name).parent.mkdir(parents=True, exist_ok=True)
+            (output / name).write_text(text)
+        return summary.split(";")[0]
+
+    client = _client(models, "Y = 1\n")
+    assert check({**server(models, "one"), **client}) == (
+        "server: 3 modules imported, 1 routes mounted"
+    )
+    # a router edited: the models were imported before the build sent its sources, and kept
+    assert check({**server(models, "two"), **client}) == (
+        "server: 2 modules imported, 1 routes mounted (2 of them imported while the build rendered)"
+    )
+    # the models edited: what the output holds is not what the build sends; the build's own
+    # source is checked, and its error found
+    broken = models + "\nclass Other(pydantic.BaseModel):\n    b: Missing\n"
+    with pytest.raises(GeneratedCodeBroken, match="Missing"):
+        check({**server(broken, "three"), **client})
+    # the failed check proved nothing: the last proof is still the one of "two"
+    assert "2 of them imported while" in check({**server(models, "four"), **client})
+    # the models module edited by hand in the output: not what the last check proved, so not
+    # imported beforehand; the check still passes on the build's own sources
+    (output / "server/pkg_api/models.py").write_text(models + "X = 1\n")
+    summary = check({**server(models, "five"), **client})
+    assert summary.startswith("server: 2 modules imported") and "while the build" not in summary
