@@ -6,7 +6,7 @@ import os
 from functools import cache
 from pathlib import Path
 
-from spec_gen.build.pipeline import docs_settings
+from spec_gen.build.target_settings import docs_settings
 from spec_gen.core.config import load_config
 from spec_gen.docs import Site, build_site
 from spec_gen.document.load import bundle

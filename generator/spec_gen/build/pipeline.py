@@ -51,6 +51,7 @@ from .reuse import Reuse
 from .target_settings import (
     client_env_prefix,
     client_testing_context,
+    docs_settings,
     email_dependency,
     form_dependency,
     render_typescript_client,
@@ -67,8 +68,6 @@ SMALL_TREE = 300
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
-
-    from ..docs import DocsSettings
 
 
 class SpecInvalid(Exception):
@@ -418,19 +417,6 @@ def _class_pointer(pointers: dict[str, str], text: str) -> str:
         if found:
             return found
     return "/components/schemas"
-
-
-def docs_settings(config: Config) -> DocsSettings:
-    """What the reference docs' examples need beyond the spec."""
-    from ..docs import DocsSettings
-
-    typescript = "typescript" in config.targets  # its example beside curl and Python
-    return DocsSettings(
-        config.client_package,
-        client_env_prefix(config),
-        config.docs_example_origin,
-        f"{config.distribution_prefix}-client" if typescript else "",
-    )
 
 
 # -- comparing and writing ---------------------------------------------------------------

@@ -1,12 +1,16 @@
 """What the targets take from the project's settings and the IR beyond their templates: the
-generated packages' dependencies, the client's credential variables and its testing module."""
+generated packages' dependencies, the client's credential variables and its testing module,
+the docs' settings."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.config import Config
 from ..core.timings import stage
+
+if TYPE_CHECKING:
+    from ..docs import DocsSettings
 
 
 def email_dependency(files: dict[str, str], written: str, email: bool) -> dict[str, str]:
@@ -55,3 +59,16 @@ def render_typescript_client(config: Config, api: Any, source: str) -> dict[str,
     with stage("typescript"):
         rendered = render_typescript(target, api, client_env_prefix(config))
     return {f"{OUTPUT_DIR}/{name}": content for name, content in rendered.items()}
+
+
+def docs_settings(config: Config) -> DocsSettings:
+    """What the reference docs' examples need beyond the spec."""
+    from ..docs import DocsSettings
+
+    typescript = "typescript" in config.targets  # its example beside curl and Python
+    return DocsSettings(
+        config.client_package,
+        client_env_prefix(config),
+        config.docs_example_origin,
+        f"{config.distribution_prefix}-client" if typescript else "",
+    )
