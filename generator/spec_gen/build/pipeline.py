@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,23 +30,19 @@ from ..lint.validate import (
     validate_bundle,
 )
 from ..targets.models.refused import ModelsRefused
-from ..targets.units import Units
 from .cache import (
     CACHE_DIR,
     ParsedFiles,
     cached_models,
     generated_models,
-    generator_hash,
     last_outputs,
     remember_build,
-    sha,
-    tool_versions,
     unchanged_since_last_build,
     validation_verdict,
 )
 from .formatter import format_python
 from .result import BuildResult
-from .reuse import Reuse
+from .reuse import Reuse, units_for
 from .target_settings import (
     client_env_prefix,
     client_testing_context,
@@ -139,7 +134,7 @@ def render_tree(
     fork = get_context("fork")
     with collector_paused(), ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool:
         try:
-            reuse = Reuse(cache_dir, config.output, format_python, _units(config, cache_dir))
+            reuse = Reuse(cache_dir, config.output, format_python, units_for(config, cache_dir))
             files, spec_bundle, raw = _checked_render(
                 config, cache_dir, pool, models_worker, verifier, strict, reuse
             )
@@ -390,24 +385,6 @@ def _render(
             files.update(formatted.result())
     files.update(client_models)
     return files, located
-
-
-def _units(config: Config, cache_dir: Path | None) -> Units:
-    """The units of the last builds, reused under a key of everything the output depends on
-    beyond the document; none with templates of the project's own (they may read anything)."""
-    from ..core.config import PACKAGED_TEMPLATES
-
-    packaged = PACKAGED_TEMPLATES.resolve()
-    own = config.templates.resolve() != packaged and any(
-        p.is_file() for p in config.templates.rglob("*")
-    )
-    if cache_dir is None or own:
-        return Units(None)
-    templates = sorted(p for p in packaged.rglob("*") if p.is_file())
-    # Python's own version too: the names spec-gen makes follow its keywords
-    context = [sys.version, tool_versions(), generator_hash(), repr(sorted(vars(config).items()))]
-    context += [f"{p.relative_to(packaged)} {sha(p.read_bytes())}" for p in templates]
-    return Units(cache_dir, sha("\n".join(context).encode("utf-8")))
 
 
 def _class_pointer(pointers: dict[str, str], text: str) -> str:

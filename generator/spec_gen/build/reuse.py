@@ -18,9 +18,11 @@ tests/generator/build/test_incremental.py compare after each kind of edit.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from ..core.config import Config
 from ..targets.units import Units
 from .cache import generator_hash, keep_only, read_record, sha, tool_versions, write_record
 
@@ -126,3 +128,21 @@ class Reuse:
             return
         made = {name: hashes for name, hashes in sorted(self.made.items()) if name in files}
         write_record(self.cache_dir, FORMAT_RECORD, self.key, "files", made)
+
+
+def units_for(config: Config, cache_dir: Path | None) -> Units:
+    """The units of the last builds, reused under a key of everything the output depends on
+    beyond the document; none with templates of the project's own (they may read anything)."""
+    from ..core.config import PACKAGED_TEMPLATES
+
+    packaged = PACKAGED_TEMPLATES.resolve()
+    own = config.templates.resolve() != packaged and any(
+        p.is_file() for p in config.templates.rglob("*")
+    )
+    if cache_dir is None or own:
+        return Units(None)
+    templates = sorted(p for p in packaged.rglob("*") if p.is_file())
+    # Python's own version too: the names spec-gen makes follow its keywords
+    context = [sys.version, tool_versions(), generator_hash(), repr(sorted(vars(config).items()))]
+    context += [f"{p.relative_to(packaged)} {sha(p.read_bytes())}" for p in templates]
+    return Units(cache_dir, sha("\n".join(context).encode("utf-8")))

@@ -408,13 +408,13 @@ def test_the_server_probe_imports_the_last_proven_models_while_the_build_renders
 def test_templates_of_the_projects_own_render_every_unit(tmp_path: Path) -> None:
     """An overriding template may read anything: no unit is read back; the shipped ones (or an
     empty folder) are reused."""
-    from spec_gen.build.pipeline import _units
+    from spec_gen.build.reuse import units_for
 
     def units(templates: str) -> bool:
         (tmp_path / "pyproject.toml").write_text(
             f'[tool.spec-gen]\nspec = "openapi.json"\ntemplates = "{templates}"\n', encoding="utf-8"
         )
-        return _units(load_config(tmp_path), tmp_path / ".spec-gen-cache").enabled
+        return units_for(load_config(tmp_path), tmp_path / ".spec-gen-cache").enabled
 
     (tmp_path / "own" / "docs").mkdir(parents=True)
     assert units("own")  # an empty folder overrides nothing

@@ -110,7 +110,7 @@ class ClientOp:
 
     def annotation(self, p: Param) -> str:
         """A parameter's type as the method takes it: ids accepted as `int | str`."""
-        base = id_annotation(p)
+        base = client_wire.id_annotation(p)
         return f"{base} | None" if (p.optional or p.nullable) else base
 
     @property
@@ -185,25 +185,6 @@ class ClientOp:
     @property
     def keyword_params(self) -> list[Param]:
         return [p for p in self.params if p not in self.path_params]
-
-
-def id_annotation(p: Param) -> str:
-    """`int | str` for an integer path or header parameter (callers often hold ids as text),
-    `str | int` for a string header named like an id or a string of digits; sent as text."""
-    if p.location not in ("path", "header"):
-        return p.annotation
-    if p.annotation == "int":
-        return "int | str"
-    schema = p.schema or {}
-    digits = schema.get("format") in ("int32", "int64") or str(schema.get("pattern", "")) in (
-        "^[0-9]+$",
-        r"^\d+$",
-        "^[1-9][0-9]*$",
-    )
-    named_id = p.location == "header" and snake(p.name).rstrip("_").split("_")[-1] == "id"
-    if p.annotation == "str" and (digits or named_id):
-        return "str | int"
-    return p.annotation
 
 
 def client_views(api: Api, known: set[str], env_prefix: str = "") -> dict[str, ClientOp]:
