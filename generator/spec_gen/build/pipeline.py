@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.config import Config
 from ..core.lint_rules import Rule
 from ..core.memory import collector_paused
-from ..core.timings import stage
+from ..core.timings import mark, stage
 from ..core.where import at
 from ..document.load import Bundle, bundle
 from ..lint.findings import WARNING, Finding, RawFinding
@@ -42,7 +42,7 @@ from .cache import (
 )
 from .formatter import format_python
 from .result import BuildResult
-from .reuse import Reuse
+from .reuse import Reuse, units_for
 from .target_settings import (
     client_env_prefix,
     client_testing_context,
@@ -134,7 +134,7 @@ def render_tree(
     fork = get_context("fork")
     with collector_paused(), ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool:
         try:
-            reuse = Reuse(cache_dir, config.output, format_python)
+            reuse = Reuse(cache_dir, config.output, format_python, units_for(config, cache_dir))
             files, spec_bundle, raw = _checked_render(
                 config, cache_dir, pool, models_worker, verifier, strict, reuse
             )
@@ -302,18 +302,22 @@ def _render(
         nonlocal model_uses
         out = {}
         with stage("server"):
-            for name, content in render_server(server, api).items():
+            for name, content in render_server(server, api, reuse.units).items():
                 out[f"server/{name}"] = content
         with stage("client"):
-            client_files, model_uses = render_client(client, api, known, env_prefix, testing)
+            client_files, model_uses = render_client(
+                client, api, known, env_prefix, testing, reuse.units
+            )
             for name, content in client_files.items():
                 out[f"client/{name}"] = content
         return out
 
     files.update(render_code())
     with stage("docs"):
-        for name, content in render_docs(server, api, docs_settings(config)).items():
+        for name, content in render_docs(server, api, docs_settings(config), reuse.units).items():
             files[f"docs/{name}"] = content
+    if reuse.units.enabled:
+        mark(f"units rendered: {reuse.units.summary()}")
     files.update(typescript)
     # the API layer carries the reference page as package data, for a server to serve at /docs
     files[f"server/{config.server_package}/{DOCS_PAGE}"] = files[f"docs/{HTML_PAGE}"]

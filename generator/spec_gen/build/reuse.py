@@ -5,6 +5,8 @@
   back. A file given the same text again is read back from the output directory when the
   file there still has that hash (so the cache holds no copy of the tree); the others go to
   ruff, in one run. The record is valid for one ruff version and one formatter.py.
+- the rendered text of each unit of the server, the client and the docs whose inputs did not
+  change (targets/units.py; `units/` and `units.json`).
 - the client's split of the models module (`client-models-<hash>.json`): the same models
   module and the same classes used by each operation give the same modules.
 
@@ -16,9 +18,12 @@ tests/generator/build/test_incremental.py compare after each kind of edit.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from ..core.config import Config
+from ..targets.units import Units
 from .cache import generator_hash, keep_only, read_record, sha, tool_versions, write_record
 
 FORMAT_RECORD = "formatted.json"
@@ -38,8 +43,11 @@ class Reuse:
     """One build's reuse of the last build's work; `cache_dir` None: nothing is reused or
     recorded (`--no-cache`, `--check`)."""
 
-    def __init__(self, cache_dir: Path | None, output: Path, run: Formatter) -> None:
+    def __init__(
+        self, cache_dir: Path | None, output: Path, run: Formatter, units: Units | None = None
+    ) -> None:
         self.cache_dir = cache_dir
+        self.units = units or Units(None)  # the rendered units (targets/units.py)
         self.output = output
         self.run = run
         self.made: dict[str, list[str]] = {}  # path -> [input hash, output hash], this build
@@ -113,8 +121,28 @@ class Reuse:
         return modules, homes
 
     def save(self, files: Mapping[str, str]) -> None:
-        """Record what this build formatted, for the files it wrote (after they are)."""
+        """Record what this build formatted, for the files it wrote (after they are), and
+        the units it rendered or read back."""
+        self.units.save()
         if self.cache_dir is None:
             return
         made = {name: hashes for name, hashes in sorted(self.made.items()) if name in files}
         write_record(self.cache_dir, FORMAT_RECORD, self.key, "files", made)
+
+
+def units_for(config: Config, cache_dir: Path | None) -> Units:
+    """The units of the last builds, reused under a key of everything the output depends on
+    beyond the document; none with templates of the project's own (they may read anything)."""
+    from ..core.config import PACKAGED_TEMPLATES
+
+    packaged = PACKAGED_TEMPLATES.resolve()
+    own = config.templates.resolve() != packaged and any(
+        p.is_file() for p in config.templates.rglob("*")
+    )
+    if cache_dir is None or own:
+        return Units(None)
+    templates = sorted(p for p in packaged.rglob("*") if p.is_file())
+    # Python's own version too: the names spec-gen makes follow its keywords
+    context = [sys.version, tool_versions(), generator_hash(), repr(sorted(vars(config).items()))]
+    context += [f"{p.relative_to(packaged)} {sha(p.read_bytes())}" for p in templates]
+    return Units(cache_dir, sha("\n".join(context).encode("utf-8")))

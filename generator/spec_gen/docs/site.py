@@ -6,15 +6,20 @@ It sits above `model` (the page blocks and per-operation docs) and `guides` (whi
 
 from __future__ import annotations
 
+from collections.abc import Container
+
+from ..core.naming import module_name
 from ..ir import Api
 from ..targets.client.resources import client_views
 from .guides import guides as make_guides
 from .markup import op_anchors
-from .model import DocsSettings, Site, TagDoc
+from .model import DocsSettings, OperationDoc, Site, TagDoc
 from .operations import operation_doc, overview
 
 
-def build_site(api: Api, settings: DocsSettings) -> Site:
+def build_site(api: Api, settings: DocsSettings, light: Container[str] = ()) -> Site:
+    """The site; the operations of the tags whose module is in `light` without their badges
+    and blocks (their pages are not rendered again: `render_docs` reads them back)."""
     known = set(api.schemas)
     views = client_views(api, known, settings.env_prefix)
     anchors = op_anchors(api)
@@ -24,7 +29,11 @@ def build_site(api: Api, settings: DocsSettings) -> Site:
             tag.module,
             " ".join(tag.description.split()),
             [
-                operation_doc(api, op, views[op.operation_id], settings, anchors[op.operation_id])
+                OperationDoc(op, module_name(op.tag), [], [], anchors[op.operation_id])
+                if tag.module in light
+                else operation_doc(
+                    api, op, views[op.operation_id], settings, anchors[op.operation_id]
+                )
                 for op in tag.operations
             ],
         )

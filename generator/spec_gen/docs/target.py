@@ -7,17 +7,42 @@ from __future__ import annotations
 import re
 from functools import partial
 
+from markupsafe import Markup
+
 from ..core.naming import module_name
 from ..ir import Api
 from ..targets import Target
+from ..targets.units import Units, path_item, unit_key
 from . import DocsSettings, build_site
 from .markup import Anchors, html_blocks, html_text, md_cell, md_text, op_anchors
 
 HTML_PAGE = "index.html"
 
 
-def render_docs(target: Target, api: Api, settings: DocsSettings) -> dict[str, str]:
-    site = build_site(api, settings)
+def render_docs(
+    target: Target, api: Api, settings: DocsSettings, units: Units | None = None
+) -> dict[str, str]:
+    """The pages; a tag's page and its section of the HTML page read back from `units` when
+    their inputs did not change (its operations' blocks are then not made either)."""
+    units = units or Units(None)
+    keys: dict[str, str] = {}
+    kept: dict[str, tuple[str, str]] = {}  # tag module -> its page and HTML section, kept
+    if units.enabled:
+        # the tag templates read `tag` (its operations' docs: their own nodes and the schemas
+        # they reach), the anchors of every operation and the header
+        scope = units.scope(api.document, "docs", target, sorted(api.enum_classes), settings)
+        prints = units.fingerprints(api.document)
+        for ir_tag in api.tags:
+            pointers = {path_item(op.path) for op in ir_tag.operations}
+            own = prints.reach([*pointers, *prints.tag_nodes([ir_tag.name])])
+            keys[ir_tag.module] = unit_key(scope, ir_tag.module, own)
+            page, section = (
+                units.kept(keys[ir_tag.module] + "md"),
+                units.kept(keys[ir_tag.module] + "html"),
+            )
+            if page is not None and section is not None:
+                kept[ir_tag.module] = (page, section)
+    site = build_site(api, settings, light=kept)
     anchors = Anchors(
         {op.operation_id: module_name(op.tag) for op in api.operations}, op_anchors(api)
     )
@@ -30,17 +55,28 @@ def render_docs(target: Target, api: Api, settings: DocsSettings) -> dict[str, s
         }
         return tidy_markdown(target.render(name, **ctx, **functions, **extra))
 
+    html = {
+        "html_text": partial(html_text, anchors=anchors),
+        "html_blocks": partial(html_blocks, anchors=anchors),
+    }
     files = {"README.md": markdown("docs/index.md.j2", 0)}
+    sections: dict[str, Markup] = {}
     for tag in site.tags:
-        files[f"{tag.module}.md"] = markdown("docs/tag.md.j2", 0, tag=tag)
+        if tag.module in kept:
+            page, section = kept[tag.module]
+            units.count("docs", reused=True)
+        else:
+            page = markdown("docs/tag.md.j2", 0, tag=tag)
+            section = target.render("docs/tag.html.j2", **ctx, **html, tag=tag)
+            if units.enabled:
+                units.keep(keys[tag.module] + "md", page)
+                units.keep(keys[tag.module] + "html", section)
+                units.count("docs", reused=False)
+        files[f"{tag.module}.md"] = page
+        sections[tag.module] = Markup(section)
     for guide in site.guides:
         files[f"guides/{guide.slug}.md"] = markdown("docs/guide.md.j2", 1, guide=guide)
-    files[HTML_PAGE] = target.render(
-        "docs/index.html.j2",
-        **ctx,
-        html_text=partial(html_text, anchors=anchors),
-        html_blocks=partial(html_blocks, anchors=anchors),
-    )
+    files[HTML_PAGE] = target.render("docs/index.html.j2", **ctx, **html, tag_html=sections)
     return files
 
 

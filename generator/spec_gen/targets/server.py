@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..core.naming import constant_name, is_snake_identifier, unique
 from ..ir import Api, Operation
 from . import Target
 from .render import names_in
+from .units import Units, path_item, unit_key
 
 
 @dataclass(frozen=True)
@@ -78,9 +79,11 @@ def webhook_models(api: Api, known: set[str]) -> list[str]:
     return sorted({h.body.model for h in hooks if h.body and h.body.kind == "json"} & known)
 
 
-def render_server(target: Target, api: Api) -> dict[str, str]:
-    """Every file of the API layer but models.py (datamodel-code-generator writes that)."""
+def render_server(target: Target, api: Api, units: Units | None = None) -> dict[str, str]:
+    """Every file of the API layer but models.py (datamodel-code-generator writes that); a
+    tag's interface and router read back from `units` when their inputs did not change."""
     pkg = target.package
+    units = units or Units(None)
     known = set(api.schemas)
     ctx = {
         **target.context(api),
@@ -127,14 +130,25 @@ def render_server(target: Target, api: Api) -> dict[str, str]:
         f"{pkg}/routers/__init__.py": target.render(
             "api/routers/__init__.py.j2", **ctx, tags=api.tags
         ),
-        f"{pkg}/openapi.json": json.dumps(api.document, indent=2, ensure_ascii=False) + "\n",
+        f"{pkg}/openapi.json": units.document_json(api.document) + "\n",
     }
+    scope = ""
+    if units.enabled:  # the tag templates read `tag`, `models`, `header`, `handler_credentials`
+        scope = units.scope(api.document, "server", target, sorted(api.enum_classes))
+        prints = units.fingerprints(api.document)
     for tag in api.tags:
         models = used_models(tag.operations, known)
-        files[f"{pkg}/interfaces/{tag.module}.py"] = target.render(
-            "api/interfaces/tag.py.j2", **ctx, tag=tag, models=models
-        )
-        files[f"{pkg}/routers/{tag.module}.py"] = target.render(
-            "api/routers/tag.py.j2", **ctx, tag=tag, models=models
-        )
+        own = ""
+        if units.enabled:
+            pointers = {path_item(op.path) for op in tag.operations}
+            own = prints.reach([*pointers, *prints.tag_nodes([tag.name])])
+        for kind, template in (
+            ("interfaces", "api/interfaces/tag.py.j2"),
+            ("routers", "api/routers/tag.py.j2"),
+        ):
+            files[f"{pkg}/{kind}/{tag.module}.py"] = units.text(
+                f"server {kind}",
+                unit_key(scope, kind, tag.module, own),
+                partial(target.render, template, **ctx, tag=tag, models=models),
+            )
     return files

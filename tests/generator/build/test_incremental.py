@@ -1,6 +1,6 @@
 """The incremental rebuild: after each kind of spec edit, a rebuild reusing the last build's
 work writes exactly what a cold `--no-cache` build writes, and reuses what it can (ruff's
-formatting, what verify proved)."""
+formatting, what verify proved, the rendered units of the edits that touch only some)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from spec_gen.build.proof import importers
 from spec_gen.build.tree import _line_counts, existing_files
 from spec_gen.build.verify import GeneratedCodeBroken, Verifier
 from spec_gen.core.config import load_config
+from spec_gen.core.timings import ENV
 
 TEMPLATES = Path(__file__).parents[3] / "templates"
 
@@ -34,6 +35,12 @@ def _spec() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {"title": "Shop", "version": "1"},
+        "servers": [{"url": "https://shop.example.com"}],
+        "security": [{"key": []}],
+        "tags": [
+            {"name": "pets", "description": "Pets."},
+            {"name": "owners", "description": "Owners."},
+        ],
         "paths": {
             "/pets": {"get": op("list_pets", "pets", "#/components/schemas/Pet", "All pets.")},
             "/owners/{id}": {
@@ -44,6 +51,9 @@ def _spec() -> dict[str, Any]:
             },
         },
         "components": {
+            "securitySchemes": {
+                "key": {"type": "apiKey", "in": "header", "name": "X-Key", "description": "A key."}
+            },
             "schemas": {
                 "Owner": {
                     "type": "object",
@@ -51,17 +61,34 @@ def _spec() -> dict[str, Any]:
                     "properties": {"name": {"type": "string"}},
                 },
                 "Pet": {
+                    "description": "A pet.",
                     "type": "object",
                     "required": ["name"],
                     "properties": {"name": {"type": "string"}, "owner": {"$ref": owner}},
                 },
-            }
+            },
         },
     }
 
 
 def _describe(spec: dict[str, Any]) -> None:
     spec["paths"]["/pets"]["get"]["description"] = "Every pet, edited."
+
+
+def _describe_schema(spec: dict[str, Any]) -> None:  # only the pets' operations reach Pet
+    spec["components"]["schemas"]["Pet"]["description"] = "A pet, edited."
+
+
+def _describe_tag(spec: dict[str, Any]) -> None:
+    spec["tags"][0]["description"] = "Pets, edited."
+
+
+def _change_security_scheme(spec: dict[str, Any]) -> None:  # every operation uses it
+    spec["components"]["securitySchemes"]["key"]["name"] = "X-Api-Key"
+
+
+def _change_server_url(spec: dict[str, Any]) -> None:
+    spec["servers"][0]["url"] = "https://shop.example.com/v2"
 
 
 def _add_operation(spec: dict[str, Any]) -> None:
@@ -112,11 +139,27 @@ def first_build(project: Path) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize(
-    "edit", [_describe, _add_operation, _change_field, _rename_schema], ids=lambda f: f.__name__
-)
+EDITS = [
+    _describe,
+    _add_operation,
+    _change_field,
+    _rename_schema,
+    _describe_schema,
+    _describe_tag,
+    _change_security_scheme,
+    _change_server_url,
+]
+# the edits whose units are those of one tag (pets) of the two: the others' are read back
+ONE_TAG = (_describe, _describe_schema, _describe_tag)
+
+
+@pytest.mark.parametrize("edit", EDITS, ids=lambda f: f.__name__)
 def test_a_rebuild_after_an_edit_writes_what_a_cold_build_writes(
-    project: Path, first_build: list[str], edit: Any, monkeypatch: pytest.MonkeyPatch
+    project: Path,
+    first_build: list[str],
+    edit: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The edits apply one after the other, each rebuilt from the previous build's cache."""
     spec_path = project / "openapi.json"
@@ -132,9 +175,12 @@ def test_a_rebuild_after_an_edit_writes_what_a_cold_build_writes(
         return real_format(files)
 
     monkeypatch.setattr(pipeline, "format_python", spy)
+    monkeypatch.setenv(ENV, "1")  # `--timings`: it says how many units were rendered
+    capsys.readouterr()
     lines: list[str] = []
     found = build(config, echo=lines.append)
     monkeypatch.undo()
+    units = _units_rendered(capsys.readouterr().err)
     assert found, "the edit changes the output"
     cold = render_tree(config, None).files
     written = existing_files(config.output)
@@ -142,11 +188,28 @@ def test_a_rebuild_after_an_edit_writes_what_a_cold_build_writes(
     python = [name for name in cold if name.endswith(".py")]
     # ruff formats only files whose text it has not formatted before
     assert 0 < len(given) < len(python) / 2, given
+    kinds = {"client", "docs", "server interfaces", "server routers"}
+    assert set(units) == kinds, units
+    if edit in ONE_TAG:  # the pets' units rendered, the owners' read back
+        assert all(units[kind] == (1, 2) for kind in kinds), units
+    else:  # an edit of what every unit reads (names, security, servers): every one rendered
+        assert all(rendered == total for rendered, total in units.values()), units
     if edit is _describe:  # no model changed: the models module is not formatted again
         assert not any(name.endswith("/models.py") for name in given)
         verified = next(line for line in lines if line.startswith("server: "))
         before = next(line for line in first_build if line.startswith("server: "))
         assert _client_modules(verified) < _client_modules(before), (verified, before)
+
+
+def _units_rendered(stderr: str) -> dict[str, tuple[int, int]]:
+    """`[timings] ... units rendered: client 1 of 2, docs 1 of 2 (pid)` -> kind: (1, 2)."""
+    line = next(line for line in stderr.splitlines() if "units rendered: " in line)
+    text = line.split("units rendered: ")[1].rsplit(" (", 1)[0]
+    out = {}
+    for part in text.split(", "):
+        kind, counts = part.rsplit(" ", 3)[0], part.rsplit(" ", 3)[1:]
+        out[kind] = (int(counts[0]), int(counts[2]))
+    return out
 
 
 def _client_modules(summary: str) -> int:
@@ -340,3 +403,21 @@ def test_the_server_probe_imports_the_last_proven_models_while_the_build_renders
     (output / "server/pkg_api/models.py").write_text(models + "X = 1\n")
     summary = check({**server(models, "five"), **client})
     assert summary.startswith("server: 2 modules imported") and "while the build" not in summary
+
+
+def test_templates_of_the_projects_own_render_every_unit(tmp_path: Path) -> None:
+    """An overriding template may read anything: no unit is read back; the shipped ones (or an
+    empty folder) are reused."""
+    from spec_gen.build.reuse import units_for
+
+    def units(templates: str) -> bool:
+        (tmp_path / "pyproject.toml").write_text(
+            f'[tool.spec-gen]\nspec = "openapi.json"\ntemplates = "{templates}"\n', encoding="utf-8"
+        )
+        return units_for(load_config(tmp_path), tmp_path / ".spec-gen-cache").enabled
+
+    (tmp_path / "own" / "docs").mkdir(parents=True)
+    assert units("own")  # an empty folder overrides nothing
+    (tmp_path / "own" / "docs" / "tag.md.j2").write_text("{{ site.title }}\n", encoding="utf-8")
+    assert not units("own")
+    assert units(TEMPLATES.as_posix())  # the shipped templates themselves

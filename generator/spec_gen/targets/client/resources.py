@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ...core.naming import snake, unique
 from ...ir import Api, Operation, Param
 from .. import Target
 from ..render import names_in
+from ..units import Units, path_item, unit_key
 from . import wire as client_wire
 from .answers import data_annotation, plain_answer
 from .auth import Scheme, primary_scheme, schemes, token_param
@@ -108,7 +110,7 @@ class ClientOp:
 
     def annotation(self, p: Param) -> str:
         """A parameter's type as the method takes it: ids accepted as `int | str`."""
-        base = id_annotation(p)
+        base = client_wire.id_annotation(p)
         return f"{base} | None" if (p.optional or p.nullable) else base
 
     @property
@@ -185,27 +187,24 @@ class ClientOp:
         return [p for p in self.params if p not in self.path_params]
 
 
-def id_annotation(p: Param) -> str:
-    """`int | str` for an integer path or header parameter (callers often hold ids as text),
-    `str | int` for a string header named like an id or a string of digits; sent as text."""
-    if p.location not in ("path", "header"):
-        return p.annotation
-    if p.annotation == "int":
-        return "int | str"
-    schema = p.schema or {}
-    digits = schema.get("format") in ("int32", "int64") or str(schema.get("pattern", "")) in (
-        "^[0-9]+$",
-        r"^\d+$",
-        "^[1-9][0-9]*$",
-    )
-    named_id = p.location == "header" and snake(p.name).rstrip("_").split("_")[-1] == "id"
-    if p.annotation == "str" and (digits or named_id):
-        return "str | int"
-    return p.annotation
-
-
 def client_views(api: Api, known: set[str], env_prefix: str = "") -> dict[str, ClientOp]:
-    """Every operation as the client sees it, with its safe, unique place in the client."""
+    """Every operation as the client sees it, with its safe, unique place in the client.
+
+    Asked by the client and by the docs of one build: the last answer is kept, for the same
+    Api, known classes, enum classes and prefix (read-only to its callers)."""
+    if _VIEWS:
+        last_api, last_key, last_views = _VIEWS[0]
+        if last_api is api and last_key == (frozenset(known), api.enum_classes, env_prefix):
+            return last_views
+    views = _client_views(api, known, env_prefix)
+    _VIEWS[:] = [(api, (frozenset(known), api.enum_classes, env_prefix), views)]
+    return views
+
+
+_VIEWS: list[tuple[Api, tuple[frozenset[str], frozenset[str], str], dict[str, ClientOp]]] = []
+
+
+def _client_views(api: Api, known: set[str], env_prefix: str) -> dict[str, ClientOp]:
     table = schemes(api, env_prefix)
     options = {o.name for o in client_options(table, {}, context_headers(api))}
     paths = client_paths(api, frozenset(options))
@@ -262,7 +261,8 @@ def namespaces(
     for op in api.operations:
         path = views[op.operation_id].namespace if views else op.client_namespace
         get(path).operations.append(op)
-    ordered = sorted(table.values(), key=lambda ns: (-len(ns.path), list(table).index(ns.path)))
+    first = {path: n for n, path in enumerate(table)}  # definition order
+    ordered = sorted(table.values(), key=lambda ns: (-len(ns.path), first[ns.path]))
     roots = [ns for ns in table.values() if len(ns.path) == 1]
     classes = resource_classes(list(table), models)
     for ns in table.values():
@@ -343,14 +343,21 @@ def models_used(view: ClientOp, known: set[str]) -> set[str]:
 
 
 def render_client(
-    target: Target, api: Api, known: set[str], env_prefix: str, testing: dict[str, Any] | None
+    target: Target,
+    api: Api,
+    known: set[str],
+    env_prefix: str,
+    testing: dict[str, Any] | None,
+    units: Units | None = None,
 ) -> tuple[dict[str, str], dict[str, set[str]]]:
     """Every file of the client but its models, and the model classes each module names.
 
     The models come from the API layer's models module, split by `client_models` along
     the second value (operationId, or `<webhooks>` -> the model classes it names): each
-    method imports its own when it runs, so a call builds only the classes it needs."""
+    method imports its own when it runs, so a call builds only the classes it needs. A resource
+    module is read back from `units` when its inputs did not change."""
     pkg = target.package
+    units = units or Units(None)
     table = schemes(api, env_prefix)
     views = client_views(api, known, env_prefix)
     _, roots = namespaces(api, views, known)
@@ -410,25 +417,40 @@ def render_client(
     if testing is not None:
         files[f"{pkg}/testing.py"] = target.render("client/testing.py.j2", **ctx)
     uses: dict[str, set[str]] = {}  # operationId (unique) -> the model classes it names
+    scope = ""
+    if units.enabled:
+        extra = ("client", target, sorted(api.enum_classes), env_prefix, testing)
+        scope = units.scope(api.document, *extra)
+        prints = units.fingerprints(api.document)
     for root in roots:
         used: set[str] = set()
         root_views = [views[op.operation_id] for ns in root.all() for op in ns.operations]
         for view in root_views:
             uses[view.op.operation_id] = models_used(view, known) & known
             used |= uses[view.op.operation_id]
-        files[f"{pkg}/resources/{root.module}.py"] = target.render(
-            "client/resource.py.j2",
-            **ctx,
-            root=root,
-            models=sorted(used & known),
-            op_models={v.op.operation_id: sorted(uses[v.op.operation_id]) for v in root_views},
-            root_overload=any(v.required_fields for v in root_views),
-            root_literal=any(
-                v.accept_arg or any("Literal[" in f.annotation for f in v.fields)
-                for v in root_views
+        own = ""
+        if units.enabled:  # the template reads `root`, `views` of its operations, `header`
+            ops = [op for ns in root.all() for op in ns.operations]
+            docs = [(ns.path, ns.doc, ns.class_name) for ns in root.all()]  # tags' by name
+            own = prints.reach({path_item(op.path) for op in ops}) + repr(docs)
+        files[f"{pkg}/resources/{root.module}.py"] = units.text(
+            "client",
+            unit_key(scope, root.module, own),
+            partial(
+                target.render,
+                "client/resource.py.j2",
+                **ctx,
+                root=root,
+                models=sorted(used & known),
+                op_models={v.op.operation_id: sorted(uses[v.op.operation_id]) for v in root_views},
+                root_overload=any(v.required_fields for v in root_views),
+                root_literal=any(
+                    v.accept_arg or any("Literal[" in f.annotation for f in v.fields)
+                    for v in root_views
+                ),
+                root_stream=any(v.stream_method for v in root_views),
+                root_events=any(v.events for v in root_views),
             ),
-            root_stream=any(v.stream_method for v in root_views),
-            root_events=any(v.events for v in root_views),
         )
     if webhook is not None and webhook.body is not None:  # its payload a model class (above)
         files[f"{pkg}/webhooks.py"] = target.render(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.naming import unique
+from ...core.naming import snake, unique
 from ...ir import Operation, Param
 from ...ir.media import stream_kind
 from ...ir.model import Body, Media, Response
@@ -208,3 +208,22 @@ def content_type_argument(op: Operation) -> str | None:
 def describe(body: Body | None) -> dict[str, Any]:
     """For the docs: each media type of a body, and its kind."""
     return {m.content_type: m.kind for m in body_media(body)}
+
+
+def id_annotation(p: Param) -> str:
+    """`int | str` for an integer path or header parameter (callers often hold ids as text),
+    `str | int` for a string header named like an id or a string of digits; sent as text."""
+    if p.location not in ("path", "header"):
+        return p.annotation
+    if p.annotation == "int":
+        return "int | str"
+    schema = p.schema or {}
+    digits = schema.get("format") in ("int32", "int64") or str(schema.get("pattern", "")) in (
+        "^[0-9]+$",
+        r"^\d+$",
+        "^[1-9][0-9]*$",
+    )
+    named_id = p.location == "header" and snake(p.name).rstrip("_").split("_")[-1] == "id"
+    if p.annotation == "str" and (digits or named_id):
+        return "str | int"
+    return p.annotation
