@@ -87,17 +87,55 @@ class Change:
 def changes(old: Mapping[str, bytes], new: dict[str, str]) -> list[Change]:
     out = []
     for path in sorted(set(old) | set(new)):
-        if path in old and path in new and _same(old, path, new[path].encode("utf-8")):
+        data = new[path].encode("utf-8") if path in new else b""
+        if path in old and path in new and _same(old, path, data):
             continue
-        before = old[path].decode("utf-8", "replace").splitlines() if path in old else []
-        after = new[path].splitlines() if path in new else []
         if path not in old:
-            out.append(Change("added", path, len(after), 0))
+            out.append(Change("added", path, len(new[path].splitlines()), 0))
         elif path not in new:
-            out.append(Change("removed", path, 0, len(before)))
+            out.append(Change("removed", path, 0, len(_lines(old[path]))))
         else:
-            out.append(Change("changed", path, *_line_counts(before, after)))
+            before, after = _middles(old[path], data)
+            out.append(Change("changed", path, *_line_counts(_lines(before), _lines(after))))
     return out
+
+
+def _lines(data: bytes) -> list[str]:
+    return data.decode("utf-8", "replace").splitlines()
+
+
+_CHUNK = 1 << 16
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """How many first bytes `a` and `b` share: compared a chunk at a time (C's memcmp), the
+    first differing chunk halved down."""
+    limit = min(len(a), len(b))
+    at = 0
+    while at < limit and a[at : at + _CHUNK] == b[at : at + _CHUNK]:
+        at += _CHUNK
+    low, high = at, min(at + _CHUNK, limit)
+    while low < high:  # a[:low] == b[:low]; they differ before `high` (or end there)
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _middles(old: bytes, new: bytes) -> tuple[bytes, bytes]:
+    """`old` and `new` without the whole lines they begin and end with alike: a large file
+    (the HTML page, the served document) edited in one place is split into lines only there."""
+    start = old.rfind(b"\n", 0, _common_prefix(old, new)) + 1
+    room = min(len(old), len(new)) - start
+    tail = min(_common_prefix(old[::-1], new[::-1]), room)
+    cut = len(old) - tail  # old[cut:] == new[len(new) - tail:]: moved to a line's start in both
+    if old[cut - 1 : cut] != b"\n" or new[len(new) - tail - 1 : len(new) - tail] != b"\n":
+        newline = old.find(b"\n", cut)
+        cut = len(old) if newline < 0 else newline + 1
+    kept = len(old) - cut
+    return old[start:cut], new[start : len(new) - kept]
 
 
 def _same(old: Mapping[str, bytes], path: str, data: bytes) -> bool:

@@ -5,6 +5,7 @@ formatting, what verify proved, the rendered units of the edits that touch only 
 from __future__ import annotations
 
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 from spec_gen.build import pipeline
 from spec_gen.build.pipeline import build, render_tree
 from spec_gen.build.proof import importers
-from spec_gen.build.tree import _line_counts, existing_files
+from spec_gen.build.tree import _line_counts, changes, existing_files
 from spec_gen.build.verify import GeneratedCodeBroken, Verifier
 from spec_gen.core.config import load_config
 from spec_gen.core.timings import ENV
@@ -421,3 +422,30 @@ def test_templates_of_the_projects_own_render_every_unit(tmp_path: Path) -> None
     (tmp_path / "own" / "docs" / "tag.md.j2").write_text("{{ site.title }}\n", encoding="utf-8")
     assert not units("own")
     assert units(TEMPLATES.as_posix())  # the shipped templates themselves
+
+
+def test_a_change_is_counted_in_lines_from_its_middle_as_from_the_whole_file() -> None:
+    """`changes` splits into lines only what lies between the lines two versions begin and end
+    with alike; the counts are those of the whole files split (random edits, seeded: line
+    ends of every kind, a line separator inside a line, edits at both ends)."""
+    rng = random.Random(29)
+    words = [b"a", b"b", b"xx", b"\n", b"\n", b"\r\n", b"\r", "\u2028".encode()]
+    for _ in range(3000):
+        before = b"".join(rng.choice(words) for _ in range(rng.randint(0, 30)))
+        after = bytearray(before)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randint(0, len(after))
+            if rng.random() < 0.5:
+                after[at:at] = rng.choice(words)
+            else:
+                del after[at : at + rng.randint(1, 3)]
+        try:
+            text = bytes(after).decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        found = changes({"f": before}, {"f": text})
+        whole = _line_counts(before.decode().splitlines(), text.splitlines())
+        if bytes(after) == before:
+            assert found == []
+        else:
+            assert (found[0].added, found[0].removed) == whole, (before, text)
