@@ -46,16 +46,31 @@ def module_name(path: str) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imported(path: str, source: str, modules: set[str] | frozenset[str] = frozenset()) -> set[str]:
+Scan = list[list[str]]  # a module's `import X` names, then each `from` import's three parts
+
+
+def scanned(source: str) -> Scan:
+    """A module's import statements as `imported` reads them (the regular expressions' part,
+    kept per source hash by `Proof`: the rest is cheap)."""
+    return [[m.group(1) for m in _IMPORT.finditer(source)], *map(list, _FROM.findall(source))]
+
+
+def imported(
+    path: str,
+    source: str,
+    modules: set[str] | frozenset[str] = frozenset(),
+    scan: Scan | None = None,
+) -> set[str]:
     """The dotted names a module's import statements name (modules, or names in them).
 
     `from X import a`: `X.a` when that is one of `modules` (a submodule: X's `__init__` runs,
     as for any import of a submodule, but what it imports is not this module's concern),
-    else `X` and `X.a`."""
+    else `X` and `X.a`. `scan`: `scanned(source)`, when known."""
     name = module_name(path)
     package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
-    out = {m.group(1) for m in _IMPORT.finditer(source)}
-    for dots, module, names in _FROM.findall(source):
+    plain, *froms = scan if scan is not None else scanned(source)
+    out = set(plain)
+    for dots, module, names in froms:
         if dots:
             base = package.split(".")
             base = base[: len(base) - (len(dots) - 1)]
@@ -70,14 +85,17 @@ def imported(path: str, source: str, modules: set[str] | frozenset[str] = frozen
     return out
 
 
-def importers(sources: dict[str, str], changed: set[str]) -> set[str]:
+def importers(
+    sources: dict[str, str], changed: set[str], scans: dict[str, Scan] | None = None
+) -> set[str]:
     """The modules among `sources` (path -> source) that import one of `changed` (dotted
-    names), directly or through others, and those of `changed` that are among them."""
+    names), directly or through others, and those of `changed` that are among them
+    (`scans`: path -> `scanned(source)`, where known)."""
     names = {module_name(path): path for path in sources}
     users: dict[str, set[str]] = {}
     modules = frozenset(names)
     for path, source in sources.items():
-        for target in imported(path, source, modules):
+        for target in imported(path, source, modules, (scans or {}).get(path)):
             users.setdefault(target, set()).add(module_name(path))
     out = {name for name in changed if name in names}
     todo = list(changed)
@@ -128,6 +146,7 @@ class Proof:
         self.last: dict[str, dict[str, str]] = {}
         self.now: dict[str, dict[str, str]] = {}
         self.twins: dict[str, str] = {}  # role/path -> hash of the formatted text
+        self.scans: dict[str, Scan] = {}  # source hash -> its import statements (scanned)
         self.key = ""
         if cache_dir is None:
             return
@@ -148,7 +167,14 @@ class Proof:
             for path in set(hashes) | set(last)
             if hashes.get(path) != last.get(path)
         }
-        reached = importers(sources, changed)
+        known: dict[str, Any] = self.last.get("scans") or {}
+        scans: dict[str, Scan] = {}
+        for path, digest in hashes.items():
+            scan = known.get(digest)
+            scans[path] = self.scans[digest] = (
+                scan if isinstance(scan, list) else scanned(sources[path])
+            )
+        reached = importers(sources, changed, scans)
         if role == "client":
             return {"files": sources, "only": sorted(reached), "defer": None}
         return {
@@ -175,6 +201,15 @@ class Proof:
     def save(self) -> None:
         if self.cache_dir is None or set(self.now) != {"server", "client"}:
             return
+        known: dict[str, Any] = self.last.get("scans") or {}
+        for hashes in self.now.values():  # the scans of a role proven unchanged: kept
+            for digest in hashes.values():
+                if digest not in self.scans and isinstance(known.get(digest), list):
+                    self.scans[digest] = known[digest]
         write_record(
-            self.cache_dir, RECORD, self.key, "roles", {**self.now, "formatted": self.twins}
+            self.cache_dir,
+            RECORD,
+            self.key,
+            "roles",
+            {**self.now, "formatted": self.twins, "scans": self.scans},
         )
