@@ -85,6 +85,25 @@ def imported(
     return out
 
 
+_TOP = re.compile(r"^(?=[^\s#])", re.MULTILINE)  # where a top-level statement starts
+_CLASS = re.compile(r"class (\w+)\b")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def class_blocks(source: str) -> dict[str, str]:
+    """A module's top-level classes, name -> their text, and under "" the rest of it."""
+    blocks: dict[str, str] = {}
+    rest = []
+    for chunk in _TOP.split(source):
+        match = _CLASS.match(chunk)
+        if match and match.group(1) not in blocks:
+            blocks[match.group(1)] = chunk
+        else:
+            rest.append(chunk)
+    blocks[""] = "".join(rest)
+    return blocks
+
+
 def importers(
     sources: dict[str, str], changed: set[str], scans: dict[str, Scan] | None = None
 ) -> set[str]:
@@ -147,6 +166,7 @@ class Proof:
         self.now: dict[str, dict[str, str]] = {}
         self.twins: dict[str, str] = {}  # role/path -> hash of the formatted text
         self.scans: dict[str, Scan] = {}  # source hash -> its import statements (scanned)
+        self.classes: dict[str, str] = {}  # the server's model classes' hashes ("": the rest)
         self.key = ""
         if cache_dir is None:
             return
@@ -157,6 +177,10 @@ class Proof:
         """What the probe of `role` is sent for `sources` (module path -> source)."""
         hashes = {path: sha(text.encode("utf-8")) for path, text in sources.items()}
         self.now[role] = hashes
+        models = f"{package}/models.py"
+        if role == "server" and models in sources:
+            blocks = class_blocks(sources[models])
+            self.classes = {name: sha(text.encode("utf-8")) for name, text in blocks.items()}
         last = self.last.get(role)
         if last is None:
             return {"files": sources, "only": None, "defer": None}
@@ -174,6 +198,10 @@ class Proof:
             scans[path] = self.scans[digest] = (
                 scan if isinstance(scan, list) else scanned(sources[path])
             )
+        if role == "server":
+            finer = self._by_class(package, sources, changed, scans)
+            if finer is not None:
+                return finer
         reached = importers(sources, changed, scans)
         if role == "client":
             return {"files": sources, "only": sorted(reached), "defer": None}
@@ -182,6 +210,45 @@ class Proof:
             "only": sorted(reached),
             "defer": _defer(package, sources, changed),
             "mount": _mount(package, sources, changed, reached),
+        }
+
+    def _by_class(
+        self, package: str, sources: dict[str, str], changed: set[str], scans: dict[str, Scan]
+    ) -> dict[str, Any] | None:
+        """The server's frame when its models module changed only in some classes (the rest
+        of the module as the last check proved it): the module imported
+        with every class's validator built lazily, those classes and the classes naming
+        them (transitively) built, and only the modules naming one of them, or importing
+        a changed module, imported and mounted. None: the whole check (`frame`)."""
+        models = f"{package}/models.py"
+        blocks = class_blocks(sources[models]) if models in sources else {}
+        last = self.last.get("classes")
+        if module_name(models) not in changed or not last or last.get("") != self.classes.get(""):
+            return None
+        # a class added, changed or removed (a module naming a removed one must fail)
+        moved = {
+            n for n in set(self.classes) | set(last) if n and last.get(n) != self.classes.get(n)
+        }
+        names = {n: set(_WORD.findall(text)) for n, text in blocks.items() if n}
+        touched = set(moved)
+        grew = True
+        while grew:  # the classes naming a touched class are touched
+            more = {n for n, words in names.items() if n not in touched and words & touched}
+            touched |= more
+            grew = bool(more)
+        others = changed - {module_name(models)}
+        naming = {
+            module_name(path)
+            for path, source in sources.items()
+            if path != models and set(_WORD.findall(source)) & touched
+        }
+        reached = importers(sources, others | naming, scans)
+        return {
+            "files": sources,
+            "only": sorted(reached),
+            "defer": module_name(models),
+            "mount": _mount(package, sources, others, reached),
+            "build": sorted(touched & set(names)),
         }
 
     def formatted(self, final: Mapping[str, str]) -> None:
@@ -211,5 +278,5 @@ class Proof:
             RECORD,
             self.key,
             "roles",
-            {**self.now, "formatted": self.twins, "scans": self.scans},
+            {**self.now, "formatted": self.twins, "scans": self.scans, "classes": self.classes},
         )

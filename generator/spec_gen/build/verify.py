@@ -226,7 +226,13 @@ for role in roles:
         packages[role], frame["files"], frame.get("only"), frame.get("defer"), frame.get("moved", ())
     )
     if role == "server":
+        built = [getattr(sys.modules[frame["defer"]], n) for n in frame.get("build") or ()]
+        for cls in built:  # changed since the last check, or naming one that did
+            if isinstance(cls, type) and issubclass(cls, pydantic.BaseModel):
+                cls.model_rebuild(force=True)
         said = check_server(packages[role], names, frame.get("mount"))
+        if built:
+            said += f" ({len(built)} model classes built)"
         if preloaded:
             said += f" ({len(preloaded)} of them imported while the build rendered)"
     else:

@@ -449,3 +449,65 @@ def test_a_change_is_counted_in_lines_from_its_middle_as_from_the_whole_file() -
             assert found == []
         else:
             assert (found[0].added, found[0].removed) == whole, (before, text)
+
+
+def test_a_models_edit_checks_the_classes_it_reaches_and_the_modules_naming_them(
+    tmp_path: Path,
+) -> None:
+    """After an edit of some model classes, the server's probe builds those and the classes
+    naming them, and imports and mounts only the modules naming one of them: the other
+    classes and routes are the last check's; a class removed that a module still names is
+    found (the module is imported, and fails)."""
+    classes = {
+        "A": "class A(pydantic.BaseModel):\n    a: int\n",
+        "B": "class B(pydantic.BaseModel):\n    inner: A\n",
+        "C": "class C(pydantic.BaseModel):\n    c: str\n",
+    }
+
+    def models(**edits: str) -> str:
+        return "import pydantic\n\n\n" + "\n\n".join({**classes, **edits}.values())
+
+    def tag(cls: str) -> str:
+        return (
+            "from fastapi import APIRouter\n\nfrom .. import models\n\n"
+            "def create_router(impl, context):\n    router = APIRouter()\n"
+            f"    router.add_api_route('/{cls}', lambda: None, response_model=models.{cls})\n"
+            "    return router\n"
+        )
+
+    def server(source: str) -> dict[str, str]:
+        return {
+            "server/pkg_api/__init__.py": "",
+            "server/pkg_api/models.py": source,
+            "server/pkg_api/routers/__init__.py": (
+                "from .b import create_router as b_router\n"
+                "from .c import create_router as c_router\n\n"
+                "def create_api_router(*, context, b, c):\n"
+                "    router = b_router(b, context)\n"
+                "    router.routes.extend(c_router(c, context).routes)\n"
+                "    return router\n"
+            ),
+            "server/pkg_api/routers/b.py": tag("B"),
+            "server/pkg_api/routers/c.py": tag("C"),
+        }
+
+    client = _client("import pydantic\n\nclass Thing(pydantic.BaseModel):\n    a: int\n", "")
+
+    def check(source: str) -> str:
+        verifier = Verifier("pkg_api", "pkg_client", tmp_path)
+        verifier.start()
+        summary = verifier.check({**server(source), **client})
+        verifier.remember()
+        return summary.split(";")[0]
+
+    assert check(models()) == "server: 4 modules imported, 2 routes mounted"
+    # A changed: A and B (which names it) built; the router naming B imported and mounted
+    edited = models(A="class A(pydantic.BaseModel):\n    a: int\n    more: str = ''\n")
+    assert check(edited) == ("server: 2 modules imported, 1 routes mounted (2 model classes built)")
+    # a class changed so that it no longer builds: found, though no module changed
+    broken = models(A="class A(pydantic.BaseModel):\n    a: 'Nowhere'\n")
+    with pytest.raises(GeneratedCodeBroken, match="undefined-annotation"):
+        check(broken)
+    # C removed while routers/c.py still names it: that router is imported, and fails
+    with pytest.raises(GeneratedCodeBroken, match="C"):
+        check(edited.replace(classes["C"], "").rstrip() + "\n")
