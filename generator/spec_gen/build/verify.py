@@ -101,11 +101,7 @@ def receive():
 def register(payload):
     for path, source in payload.items():
         sources[path] = source
-        parts = path[: -len(".py")].split("/")
-        if parts[-1] == "__init__":
-            modules[".".join(parts[:-1])] = (path, True)
-        else:
-            modules[".".join(parts)] = (path, False)
+        modules[name_of(path)] = (path, path.endswith("/__init__.py"))
 
 
 preloaded = {}  # module path -> source: the server's models module and what it imports

@@ -277,18 +277,14 @@ def read_yaml(path: Path, parsed: MutableMapping[str, str] | None = None) -> Any
     than parsing it), one parsed now is added, unless it has anchors (what an alias shares
     would be copied) or was refused; JSON is not kept (the json module reads it as fast).
     """
+    text = _read_text(path)
     key = None
-    if parsed is not None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            text = None  # _parse says why
-        if text is not None and text.lstrip()[:1] not in ("{", "[") and "&" not in text:
-            key = parse_key(text)
-            if key in parsed:
-                return json.loads(parsed[key])
+    if parsed is not None and text.lstrip()[:1] not in ("{", "[") and "&" not in text:
+        key = parse_key(text)
+        if key in parsed:
+            return json.loads(parsed[key])
     try:
-        value, measured = _parse(path)
+        value, measured = _parse(path, text)
     except RecursionError:
         raise SpecError(path, 1, 1, f"refused: nested more than {MAX_DEPTH} levels deep") from None
     if isinstance(value, (dict, list)) and not measured:
@@ -326,15 +322,19 @@ def _nests_deeper(node: dict[str, Any] | list[Any], room: int) -> bool:
     return False
 
 
-def _parse(path: Path) -> tuple[Any, bool]:
-    """The file's values, and whether their shape is already measured (JSON: its depth)."""
-    from ruamel.yaml.error import YAMLError
-
+def _read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise SpecError(path, 0, 0, f"cannot read file: {reason}") from None
+
+
+def _parse(path: Path, text: str) -> tuple[Any, bool]:
+    """The file's values (its `text`), and whether their shape is already measured (JSON: its
+    depth)."""
+    from ruamel.yaml.error import YAMLError
+
     if text.lstrip()[:1] in (
         "{",
         "[",

@@ -22,7 +22,7 @@ def test_a_file_parsed_before_is_read_from_the_cache_as_a_fresh_copy(
     assert len(parsed) == 1
     first["b"].append("changed by the build")  # the bundle's repairs change what it read
 
-    def no_parse(path: Path) -> None:
+    def no_parse(path: Path, text: str) -> None:
         raise AssertionError(f"{path} parsed again")
 
     monkeypatch.setattr(read, "_parse", no_parse)
