@@ -38,6 +38,10 @@ metadata = MetaData(
 
 T = TypeVar("T")
 SHAPES = 256  # compiled statements kept by Reader.scan_many, per Reader
+# the steps of SQLite's virtual machine a statement of a scan may take on the event loop's
+# thread before it is stopped and read on the reading thread instead (about 2-20 ns a step)
+INLINE_STEPS = 20_000
+_ELSEWHERE = (sqlite3.SQLITE_INTERRUPT, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 _SQLITE_NAMED = sqlite_dialect(paramstyle="named")
 
 
@@ -111,6 +115,8 @@ class Reader:
         self._connection: sqlite3.Connection | None = None
         self._scanner: ThreadPoolExecutor | None = None  # scan(): SQLite's reading thread
         self._scan_local = threading.local()
+        self._inline: sqlite3.Connection | None = None  # scan(): on the loop's thread, bounded
+        self.inline_steps = INLINE_STEPS
         self._pool: Any = None  # asyncpg.Pool, made on the first PostgreSQL read
         self._pool_lock = asyncio.Lock()
         self._compiled: dict[Any, tuple[str, list[Any], dict[str, Any]]] = {}
@@ -132,13 +138,14 @@ class Reader:
 
     async def scan(self, statement: Any, **params: Any) -> list[dict[str, Any]]:
         """A listing that may read many rows (an ORDER BY over an organisation's rows, an
-        OFFSET): never on the event loop's thread.
+        OFFSET): never more than a bounded part of it on the event loop's thread.
 
-        On SQLite it runs on one thread of the Reader's own, on a read-only connection of
-        that thread: one hand-over per read, where the engine's aiosqlite path costs one per
-        step (checkout, execute, fetch, rollback) and several hundred microseconds of CPU.
-        On PostgreSQL it is `all` (asyncpg never blocks the loop). Same statements (compiled
-        once) and the same plain dicts as `all`.
+        On SQLite it is first tried on the loop's thread with a budget of steps, and made on
+        one thread of the Reader's own when it needs more (`_on_scanner`): at most one
+        hand-over per read, where the engine's aiosqlite path costs one per step (checkout,
+        execute, fetch, rollback) and several hundred microseconds of CPU. On PostgreSQL it
+        is `all` (asyncpg never blocks the loop). Same statements (compiled once) and the
+        same plain dicts as `all`.
         """
         if self._sqlite_path is None:
             return await self._postgresql(statement, params)
@@ -148,16 +155,42 @@ class Reader:
         return await self._on_scanner(self._scan, sql, params, decoders)
 
     async def _on_scanner(self, work: Callable[..., T], *args: Any) -> T:
-        """`work(*args)` on the Reader's SQLite reading thread (made on first use)."""
+        """`work(connection, *args)`, first on the event loop's thread: on a connection of its
+        own on which SQLite stops any statement after `inline_steps` steps of its virtual
+        machine (a few hundred microseconds at most) and which never waits for a lock. A read
+        stopped so (a scan of many rows) or refused (the database busy) changes nothing: it is
+        made again on the Reader's reading thread (made on first use), on that thread's own
+        connection. A short read so costs no hand-over to another thread and back, which on a
+        busy server also waits for the interpreter's lock (the loop holds it while it works)."""
+        connection = self._inline or self._open_inline()
+        try:
+            return work(connection, *args)
+        except sqlite3.OperationalError as error:
+            if (getattr(error, "sqlite_errorcode", 0) & 0xFF) not in _ELSEWHERE:
+                raise
         if self._scanner is None:
             self._scanner = ThreadPoolExecutor(1, thread_name_prefix="sqlite-scan")
-        return await asyncio.get_running_loop().run_in_executor(self._scanner, work, *args)
+        return await asyncio.get_running_loop().run_in_executor(
+            self._scanner, self._on_thread, work, args
+        )
 
-    def _scan(self, sql: str, params: dict[str, Any], decoders: list[Any]) -> list[dict[str, Any]]:
+    def _on_thread(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         """On the scanning thread: its own connection (made there, used only there)."""
         connection = getattr(self._scan_local, "connection", None)
         if connection is None:
             connection = self._scan_local.connection = self._open_sqlite()
+        return work(connection, *args)
+
+    def _open_inline(self) -> sqlite3.Connection:
+        connection = self._inline = self._open_sqlite()
+        connection.execute("PRAGMA busy_timeout=0")
+        connection.set_progress_handler(_stop, self.inline_steps)
+        return connection
+
+    @staticmethod
+    def _scan(
+        connection: sqlite3.Connection, sql: str, params: dict[str, Any], decoders: list[Any]
+    ) -> list[dict[str, Any]]:
         cursor = connection.execute(sql, params)
         names = [column[0] for column in cursor.description]
         return _decoded([dict(zip(names, row)) for row in cursor.fetchall()], names, decoders)
@@ -177,8 +210,10 @@ class Reader:
             return [await self._pg_fetch(sql, args, decoders) for sql, args, decoders in prepared]
         return await self._on_scanner(self._scan_each, prepared)
 
-    def _scan_each(self, prepared: list[tuple[str, Any, list[Any]]]) -> list[list[dict[str, Any]]]:
-        return [self._scan(sql, params, decoders) for sql, params, decoders in prepared]
+    def _scan_each(
+        self, connection: sqlite3.Connection, prepared: list[tuple[str, Any, list[Any]]]
+    ) -> list[list[dict[str, Any]]]:
+        return [self._scan(connection, sql, params, decoders) for sql, params, decoders in prepared]
 
     async def scan_planned(
         self, key: Any, keep: Any, build: Callable[[], tuple[Any, ...]], params: dict[str, Any]
@@ -364,9 +399,10 @@ class Reader:
         return self._pool
 
     async def close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        for connection in (self._connection, self._inline):
+            if connection is not None:
+                connection.close()
+        self._connection = self._inline = None
         if self._scanner is not None:
             scanner, self._scanner = self._scanner, None
             await asyncio.get_running_loop().run_in_executor(scanner, self._close_scan)
@@ -381,6 +417,11 @@ class Reader:
         if connection is not None:
             connection.close()
             self._scan_local.connection = None
+
+
+def _stop() -> int:
+    """SQLite's progress handler of the loop's scanning connection: stop the statement."""
+    return 1
 
 
 async def _reset_if_needed(connection: Any) -> None:
