@@ -41,6 +41,7 @@ SHAPES = 256  # compiled statements kept by Reader.scan_many, per Reader
 # the steps of SQLite's virtual machine a statement of a scan may take on the event loop's
 # thread before it is stopped and read on the reading thread instead (about 2-20 ns a step)
 INLINE_STEPS = 20_000
+STEPS_PER_TICK = 1_000
 _ELSEWHERE = (sqlite3.SQLITE_INTERRUPT, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 _SQLITE_NAMED = sqlite_dialect(paramstyle="named")
 
@@ -117,6 +118,7 @@ class Reader:
         self._scan_local = threading.local()
         self._inline: sqlite3.Connection | None = None  # scan(): on the loop's thread, bounded
         self.inline_steps = INLINE_STEPS
+        self._ticks = [0]  # what is left of the budget of the read on the loop's thread
         self._pool: Any = None  # asyncpg.Pool, made on the first PostgreSQL read
         self._pool_lock = asyncio.Lock()
         self._compiled: dict[Any, tuple[str, list[Any], dict[str, Any]]] = {}
@@ -163,6 +165,7 @@ class Reader:
         connection. A short read so costs no hand-over to another thread and back, which on a
         busy server also waits for the interpreter's lock (the loop holds it while it works)."""
         connection = self._inline or self._open_inline()
+        self._ticks[0] = self.inline_steps // STEPS_PER_TICK  # this read's budget
         try:
             return work(connection, *args)
         except sqlite3.OperationalError as error:
@@ -184,7 +187,16 @@ class Reader:
     def _open_inline(self) -> sqlite3.Connection:
         connection = self._inline = self._open_sqlite()
         connection.execute("PRAGMA busy_timeout=0")
-        connection.set_progress_handler(_stop, self.inline_steps)
+        ticks = self._ticks
+
+        def tick() -> bool:
+            """SQLite's progress handler, every STEPS_PER_TICK steps of a statement (counted
+            over the runs of a cached statement, so each read sets its own budget): whether
+            to stop the statement."""
+            ticks[0] -= 1
+            return ticks[0] < 0
+
+        connection.set_progress_handler(tick, STEPS_PER_TICK)
         return connection
 
     @staticmethod
@@ -417,11 +429,6 @@ class Reader:
         if connection is not None:
             connection.close()
             self._scan_local.connection = None
-
-
-def _stop() -> int:
-    """SQLite's progress handler of the loop's scanning connection: stop the statement."""
-    return 1
 
 
 async def _reset_if_needed(connection: Any) -> None:
