@@ -109,6 +109,24 @@ def test_catalogue_is_kept_while_its_rows_are_unchanged(api: Api) -> None:
 
     first = api.call(read_catalogue, reader, org, "contact")
     assert api.call(read_catalogue, reader, org, "contact") is first  # kept, not made again
+    if reader._sqlite_path is not None:  # nothing committed since: not even read again
+        read_all = reader.all
+        reads: list[Any] = []
+
+        async def counting(statement: Any, **params: Any) -> Any:
+            reads.append(statement)
+            return await read_all(statement, **params)
+
+        reader.all = counting  # type: ignore[method-assign]
+        try:
+            assert api.call(read_catalogue, reader, org, "contact") is first
+            assert reads == []
+            # any commit (here of a contact) and it is read again: the same rows, kept
+            api.call(seed_contact, engine, org, contacts_list, {"first_name": "Bo", "fields": {}})
+            assert api.call(read_catalogue, reader, org, "contact") is first
+            assert len(reads) == 1
+        finally:
+            del reader.all
     assert fetch(["first_name"]).status_code == 200
     assert fetch(["cc_999999"]).status_code == 422
 

@@ -125,6 +125,7 @@ class Reader:
         self._compiled_pg: dict[Any, tuple[str, tuple[str, ...], Any, list[Any]]] = {}
         self._shapes: dict[Any, tuple[Any, list[Any]]] = {}  # scan_many(): compiled by shape
         self._planned: dict[Any, tuple[Any, Any, Any]] = {}  # scan_planned(): by the caller's key
+        self.kept: dict[Any, tuple[int, Any]] = {}  # callers' values, with changes() before reading
 
     async def all(self, statement: Any, **params: Any) -> list[dict[str, Any]]:
         if self._sqlite_path is None:
@@ -133,6 +134,16 @@ class Reader:
         cursor = self._sqlite().execute(sql, {**constants, **params} if constants else params)
         names = [column[0] for column in cursor.description]
         return _decoded([dict(zip(names, row)) for row in cursor.fetchall()], names, decoders)
+
+    def changes(self) -> int | None:
+        """On SQLite, a number that changes whenever another connection (the engine's, another
+        process's) has committed to the database since it was last taken (`PRAGMA
+        data_version` of the Reader's own connection, which never writes): what was read on
+        the Reader after it is current while it is unchanged (callers keep such values in
+        `kept`). None on PostgreSQL."""
+        if self._sqlite_path is None:
+            return None
+        return int(self._sqlite().execute("PRAGMA data_version").fetchone()[0])
 
     async def one(self, statement: Any, **params: Any) -> dict[str, Any] | None:
         rows = await self.all(statement, **params)
