@@ -94,7 +94,7 @@ class Reader:
     On SQLite they run on one long-lived read-only connection of the standard sqlite3
     module, on the event loop's thread: such a read takes tens of microseconds, less than
     handing it to a worker thread (aiosqlite) costs, and in WAL mode a reader never waits
-    for a writer. Anything that can scan must go through the engine instead.
+    for a writer. Anything that can scan goes through `scan` (bounded on this thread).
 
     On PostgreSQL they run on a pool of asyncpg connections of their own (as large as the
     engine's), in autocommit: one round trip per read, no BEGIN/ROLLBACK around it and no
