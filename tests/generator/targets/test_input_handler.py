@@ -186,6 +186,10 @@ def test_routes_with_inputs_solve_no_dependencies(
         r for table in app.routes for r in getattr(table, "routes", []) if r.name == "list_pets"
     ]
     assert transport._plain_parameters(route.dependant.query_params) is not None
+    # create_pet's JSON body (one field, not embedded) is validated without FastAPI's reader
+    (create,) = [r for table in app.routes for r in getattr(table, "routes", [])
+                 if r.name == "create_pet"]  # fmt: skip
+    assert transport._single_body(list(create.dependant.body_params), False) is not None
     # while FastAPI's telemetry records a request, FastAPI's own handler answers it
     monkeypatch.setattr(transport, "telemetry_data", lambda: object())
     assert client.get("/api/v2/pets?page=2").json()["pagination"]["page"] == 2

@@ -749,6 +749,21 @@ def _read_plain(plain: list[tuple[str, str, Any, tuple[str, str]]],
     return values
 
 
+def _single_body(body_fields: list[Any], embed: bool) -> Any:
+    """The body's field when FastAPI's `request_body_to_args` validates a JSON body as that one
+    field at `("body",)` (one field, not embedded, not a form): a valid body is then read by
+    `field.validate` as FastAPI does, without the checks it repeats per request; None
+    otherwise, or where FastAPI's helpers are not as this module knows them."""
+    try:
+        from fastapi.dependencies.utils import _get_form_models, _should_embed_body_fields
+
+        if len(body_fields) != 1 or embed or _should_embed_body_fields(body_fields):
+            return None
+        return None if _get_form_models(body_fields[0]) else body_fields[0]
+    except Exception:  # noqa: BLE001 - another FastAPI: its own reader for every request
+        return None
+
+
 def input_handler(route: APIRoute, standard: Handler, accepted: tuple[str, ...] | None) -> Handler:
     """The request handler of a route with inputs (`takes_inputs_directly`), without FastAPI's
     per-request dependency solving: the context dependency called, then the parameters and the
@@ -769,6 +784,7 @@ def input_handler(route: APIRoute, standard: Handler, accepted: tuple[str, ...] 
     assert endpoint is not None and context is not None
     body_fields = list(dependant.body_params)
     embed = bool(getattr(route, "_embed_body_fields", False))
+    single = _single_body(body_fields, embed)
     request_name = dependant.request_param_name
     plain_sources = ("path_params", "query_params")
     readers = [  # FastAPI's order; the request's attribute each is read from
@@ -813,11 +829,16 @@ def input_handler(route: APIRoute, standard: Handler, accepted: tuple[str, ...] 
             values.update(found)
             errors += failed
         if body_fields:
-            found, failed = await read_body(
-                body_fields=body_fields, received_body=body, embed_body_fields=embed
-            )
+            found = None
+            if single is not None and body is not PydanticUndefined and not isinstance(body, bytes):
+                value, failed = single.validate(body, {}, loc=("body",))
+                found = None if failed else {single.name: value}
+            if found is None:  # FastAPI's reader: its values and errors
+                found, failed = await read_body(
+                    body_fields=body_fields, received_body=body, embed_body_fields=embed
+                )
+                errors += failed
             values.update(found)
-            errors += failed
         if errors:
             sent = None if body is PydanticUndefined else body
             if endpoint_context is not None:
