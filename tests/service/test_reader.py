@@ -13,7 +13,7 @@ from typing import Any
 import asyncpg
 import pytest
 from conftest import drop_postgres_database, make_postgres_database
-from outreach_server.core.db import Reader, create_engine
+from outreach_server.core.db import INLINE_SQL, Reader, create_engine
 from sqlalchemy import bindparam, column, literal_column, select, text
 
 MINE = text("SELECT pg_backend_pid() AS pid")
@@ -133,6 +133,11 @@ def test_a_short_scan_reads_on_the_loop_thread_and_a_long_one_on_the_reading_thr
                 short = await reader.scan(COUNTED, upto=10)
             no_thread_yet = reader._scanner is None
             long = await reader.scan(COUNTED, upto=reader.inline_steps)
+            # a statement of a long text: to the reading thread at once (compiling it is
+            # what would stall the loop, and no step budget bounds that)
+            padded = text(f"SELECT thread_name() AS thread /* {'x' * INLINE_SQL} */ WHERE :a")
+            (wordy,) = await reader.scan(padded, a=1)
+            assert wordy["thread"].startswith("sqlite-scan")
             return scanned, read, short, long, no_thread_yet, threading.current_thread().name
         finally:
             await reader.close()

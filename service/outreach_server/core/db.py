@@ -42,6 +42,7 @@ SHAPES = 256  # compiled statements kept by Reader.scan_many, per Reader
 # thread before it is stopped and read on the reading thread instead (about 2-20 ns a step)
 INLINE_STEPS = 20_000
 STEPS_PER_TICK = 1_000
+INLINE_SQL = 4_000  # characters of SQL a read may have to be tried on the loop's thread
 _ELSEWHERE = (sqlite3.SQLITE_INTERRUPT, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 _SQLITE_NAMED = sqlite_dialect(paramstyle="named")
 
@@ -165,23 +166,27 @@ class Reader:
         sql, decoders, constants = self._compile(statement)
         if constants:
             params = {**constants, **params}
-        return await self._on_scanner(self._scan, sql, params, decoders)
+        return await self._on_scanner(len(sql), self._scan, sql, params, decoders)
 
-    async def _on_scanner(self, work: Callable[..., T], *args: Any) -> T:
+    async def _on_scanner(self, size: int, work: Callable[..., T], *args: Any) -> T:
         """`work(connection, *args)`, first on the event loop's thread: on a connection of its
         own on which SQLite stops any statement after `inline_steps` steps of its virtual
         machine (a few hundred microseconds at most) and which never waits for a lock. A read
         stopped so (a scan of many rows) or refused (the database busy) changes nothing: it is
         made again on the Reader's reading thread (made on first use), on that thread's own
         connection. A short read so costs no hand-over to another thread and back, which on a
-        busy server also waits for the interpreter's lock (the loop holds it while it works)."""
-        connection = self._inline or self._open_inline()
-        self._ticks[0] = self.inline_steps // STEPS_PER_TICK  # this read's budget
-        try:
-            return work(connection, *args)
-        except sqlite3.OperationalError as error:
-            if (getattr(error, "sqlite_errorcode", 0) & 0xFF) not in _ELSEWHERE:
-                raise
+        busy server also waits for the interpreter's lock (the loop holds it while it works).
+        Statements of more than INLINE_SQL characters in all (`size`: a filter of thousands
+        of conditions) go to the reading thread at once: SQLite's compilation of a statement,
+        which no step budget bounds, grows with its text."""
+        if size <= INLINE_SQL:
+            connection = self._inline or self._open_inline()
+            self._ticks[0] = self.inline_steps // STEPS_PER_TICK  # this read's budget
+            try:
+                return work(connection, *args)
+            except sqlite3.OperationalError as error:
+                if (getattr(error, "sqlite_errorcode", 0) & 0xFF) not in _ELSEWHERE:
+                    raise
         if self._scanner is None:
             self._scanner = ThreadPoolExecutor(1, thread_name_prefix="sqlite-scan")
         return await asyncio.get_running_loop().run_in_executor(
@@ -231,7 +236,9 @@ class Reader:
         prepared = [self._prepare(statement) for statement in statements]
         if self._sqlite_path is None:
             return [await self._pg_fetch(sql, args, decoders) for sql, args, decoders in prepared]
-        return await self._on_scanner(self._scan_each, prepared)
+        return await self._on_scanner(
+            sum(len(sql) for sql, _, _ in prepared), self._scan_each, prepared
+        )
 
     def _scan_each(
         self, connection: sqlite3.Connection, prepared: list[tuple[str, Any, list[Any]]]
@@ -268,7 +275,9 @@ class Reader:
                 prepared.append((sql, {**constants, **{n: params[n] for n in names}}, decoders))
         if self._sqlite_path is None:
             return [await self._pg_fetch(sql, args, decoders) for sql, args, decoders in prepared]
-        return await self._on_scanner(self._scan_each, prepared)
+        return await self._on_scanner(
+            sum(len(sql) for sql, _, _ in prepared), self._scan_each, prepared
+        )
 
     def _binder(
         self, compiled: Any, params: dict[str, Any], decoders: list[Any]
