@@ -109,6 +109,24 @@ def test_catalogue_is_kept_while_its_rows_are_unchanged(api: Api) -> None:
 
     first = api.call(read_catalogue, reader, org, "contact")
     assert api.call(read_catalogue, reader, org, "contact") is first  # kept, not made again
+    if reader._sqlite_path is not None:  # nothing committed since: not even read again
+        read_all = reader.all
+        reads: list[Any] = []
+
+        async def counting(statement: Any, **params: Any) -> Any:
+            reads.append(statement)
+            return await read_all(statement, **params)
+
+        reader.all = counting  # type: ignore[method-assign]
+        try:
+            assert api.call(read_catalogue, reader, org, "contact") is first
+            assert reads == []
+            # any commit (here of a contact) and it is read again: the same rows, kept
+            api.call(seed_contact, engine, org, contacts_list, {"first_name": "Bo", "fields": {}})
+            assert api.call(read_catalogue, reader, org, "contact") is first
+            assert len(reads) == 1
+        finally:
+            del reader.all
     assert fetch(["first_name"]).status_code == 200
     assert fetch(["cc_999999"]).status_code == 422
 
@@ -331,3 +349,20 @@ def test_a_page_past_every_row_and_an_offset_beyond_the_bound(api: Api) -> None:
     assert [r["first_name"] for r in page(2, 2)[0]] == ["Cy"]  # same shape, other bounds
     assert page(10, 2) == ([], 3)
     assert page(MAX_OFFSET + 1, 2) == ([], 3)
+    # the count is read only when the page does not say the total (full, or empty past 0)
+    reads: list[Any] = []
+    scan_planned = reader.scan_planned
+
+    async def counting(key: Any, *args: Any) -> Any:
+        reads.append(key[-1])
+        return await scan_planned(key, *args)
+
+    reader.scan_planned = counting  # type: ignore[method-assign]
+    try:
+        for offset, limit in ((0, 2), (2, 2), (0, 3), (0, 4), (3, 2), (10, 2)):
+            reads.clear()
+            rows, total = page(offset, limit)
+            assert total == 3 and len(rows) == max(0, min(limit, 3 - offset))
+            assert reads == (["page"] if 0 < len(rows) < limit else ["page", "count"])
+    finally:
+        del reader.scan_planned

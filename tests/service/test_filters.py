@@ -151,6 +151,16 @@ def test_values_are_bound_parameters_never_sql_text() -> None:
         assert "OR '1'='1" not in sql
 
 
+def test_a_like_pattern_is_no_bare_parameter_on_sqlite() -> None:
+    """SQLite recompiles a statement at every bind of a LIKE pattern that is a bare parameter:
+    on SQLite the pattern is `+?` (the same value), elsewhere the parameter as it is."""
+    model = {"name": {"filterType": "text", "type": "contains", "filter": "a"}}
+    query = select(people.c.id).where(compile_filter(model, COLUMNS, []))
+    assert "LIKE +?" in str(query.compile(dialect=sqlite.dialect()))
+    assert "LIKE %(" in str(query.compile(dialect=postgresql.dialect()))
+    assert "+" not in str(query.compile(dialect=postgresql.dialect()))
+
+
 def test_numbers_that_cannot_bind_exactly_are_422() -> None:
     for value in (2**63, -(2**64), float("nan"), float("inf")):
         with pytest.raises(ApiValidationError):

@@ -13,7 +13,7 @@ from typing import Any
 import asyncpg
 import pytest
 from conftest import drop_postgres_database, make_postgres_database
-from outreach_server.core.db import Reader, create_engine
+from outreach_server.core.db import INLINE_SQL, Reader, create_engine
 from sqlalchemy import bindparam, column, literal_column, select, text
 
 MINE = text("SELECT pg_backend_pid() AS pid")
@@ -103,23 +103,66 @@ async def scanned_twice(reader: Reader) -> tuple[list[Any], list[Any], set[str]]
     return scanned, read, threads
 
 
-def test_scan_reads_off_the_loop_thread_on_sqlite(tmp_path: Path) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'scan.sqlite3'}"
+COUNTED = text(
+    "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < :upto) "
+    "SELECT count(*) AS n, thread_name() AS thread FROM c"
+)
 
-    async def scenario() -> tuple[list[Any], list[Any], set[str], str]:
+
+def test_a_short_scan_reads_on_the_loop_thread_and_a_long_one_on_the_reading_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On SQLite a scan is first made on the loop's thread, stopped after a budget of steps
+    (each read its own: a short statement run many times is never stopped); one that needs
+    more is made again on the reading thread, with the same answer."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'scan.sqlite3'}"
+    opened = Reader._open_sqlite
+
+    def open_naming_threads(self: Reader) -> Any:
+        connection = opened(self)
+        connection.create_function("thread_name", 0, lambda: threading.current_thread().name)
+        return connection
+
+    monkeypatch.setattr(Reader, "_open_sqlite", open_naming_threads)
+
+    async def scenario() -> tuple[list[Any], list[Any], Any, Any, bool, str]:
         reader = Reader(create_engine(url), url)
         try:
-            scanned, read, threads = await scanned_twice(reader)
-            return scanned, read, threads, threading.current_thread().name
+            scanned, read, _ = await scanned_twice(reader)
+            for _ in range(reader.inline_steps // 10):  # a cached statement's steps add up
+                short = await reader.scan(COUNTED, upto=10)
+            no_thread_yet = reader._scanner is None
+            long = await reader.scan(COUNTED, upto=reader.inline_steps)
+            # a statement of a long text: to the reading thread at once (compiling it is
+            # what would stall the loop, and no step budget bounds that)
+            padded = text(f"SELECT thread_name() AS thread /* {'x' * INLINE_SQL} */ WHERE :a")
+            (wordy,) = await reader.scan(padded, a=1)
+            assert wordy["thread"].startswith("sqlite-scan")
+            return scanned, read, short, long, no_thread_yet, threading.current_thread().name
         finally:
             await reader.close()
             await reader.engine.dispose()
 
-    scanned, read, threads, loop_thread = asyncio.run(scenario())
+    scanned, read, short, long, no_thread_yet, loop_thread = asyncio.run(scenario())
     assert scanned == read == [{"n": 2, "tag": "x"}, {"n": 3, "tag": "x"}]
-    assert (
-        threads and loop_thread not in threads and all(t.startswith("sqlite-scan") for t in threads)
-    )
+    assert short == [{"n": 10, "thread": loop_thread}] and no_thread_yet
+    assert long[0]["n"] == 20_000 and long[0]["thread"].startswith("sqlite-scan")
+
+
+def test_a_scan_that_fails_on_the_loop_thread_is_not_made_again(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'scan.sqlite3'}"
+
+    async def scenario() -> bool:
+        reader = Reader(create_engine(url), url)
+        try:
+            with pytest.raises(Exception, match="no such table"):
+                await reader.scan(text("SELECT n FROM missing WHERE n > :least"), least=1)
+            return reader._scanner is None
+        finally:
+            await reader.close()
+            await reader.engine.dispose()
+
+    assert asyncio.run(scenario())
 
 
 def test_scan_is_a_read_of_the_pool_on_postgresql(pg_url: tuple[str, str]) -> None:

@@ -351,7 +351,15 @@ async def read_catalogue(
     reader: Reader, org_id: int, entity: str, list_id: int | None = None
 ) -> Catalogue:
     """load_catalogue's columns, read on the Reader (one statement, outside any transaction):
-    for reads only. The Catalogue is made once per distinct set of rows."""
+    for reads only. The Catalogue is made once per distinct set of rows. On SQLite it is kept
+    with the Reader's `changes()` taken before it was read, and is not read again while nothing
+    was committed since (by any connection, so a column another process adds is seen at once)."""
+    place = ("catalogue", org_id, entity, list_id)
+    version = reader.changes()
+    if version is not None:
+        kept = reader.kept.get(place)
+        if kept is not None and kept[0] == version and isinstance(kept[1], Catalogue):
+            return kept[1]
     if list_id is None:
         rows = await reader.all(CATALOGUE_ROWS[entity], org_id=org_id, entity=entity)
     else:
@@ -376,6 +384,10 @@ async def read_catalogue(
         if len(_kept) >= KEPT_CATALOGUES:
             del _kept[next(iter(_kept))]
         _kept[key] = catalogue
+    if version is not None:
+        if len(reader.kept) >= KEPT_CATALOGUES:
+            del reader.kept[next(iter(reader.kept))]
+        reader.kept[place] = (version, catalogue)
     return catalogue
 
 

@@ -6,7 +6,7 @@ Every statement is filtered by the organisation and by what the key sees (Contac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Integer, bindparam, case, func, select
@@ -62,7 +62,8 @@ async def fetch(
     """A page of matching contacts with only `columns` (and id), and the total.
 
     A read on the Reader: the list and the column catalogue (kept while its rows are
-    unchanged), then the page and the count in one hand-over. The filter and sort are
+    unchanged), then the page, and the count only when the page does not give the total (a
+    full page, or an empty one past the first: `total_of_page`). The filter and sort are
     validated and keyed by their shape in plain Python (`plan_matching`): the statements of a
     shape are built and compiled once (its values, the organisation's and the list's id as
     named bound parameters) and every later call binds its values (Reader.scan_planned). A
@@ -95,27 +96,46 @@ async def fetch(
         else:
             needed["fields"] = contacts.c.fields
     paged = offset <= MAX_OFFSET
+    key = ("fetch", plan.key, tuple(needed)) if plan.bindable else None
 
-    def statements(matching: Matching, limit: Any, offset: Any) -> tuple[Any, ...]:
-        count = matching.count()
-        if not paged:
-            return (count,)
-        return (matching.select(*needed.values()).limit(limit).offset(offset), count)
-
-    if plan.bindable:
-        key = ("fetch", plan.key, tuple(needed), paged)
-        found = await reader.scan_planned(
-            key,
+    async def read(kind: str, make: Callable[[Matching, Any, Any], Any]) -> list[dict[str, Any]]:
+        """The rows of the page or the count, compiled once per shape when the plan binds."""
+        if key is None:
+            (found,) = await reader.scan_many(make(plan.matching(), limit, offset))
+            return found
+        (found,) = await reader.scan_planned(
+            (*key, kind),
             catalogue,
-            lambda: statements(plan.bound(), PAGE_LIMIT, PAGE_OFFSET),
+            lambda: (make(plan.bound(), PAGE_LIMIT, PAGE_OFFSET),),
             {**plan.parameters(), "limit": limit, "offset": offset},
         )
-    else:
-        found = await reader.scan_many(*statements(plan.matching(), limit, offset))
-    rows, counted = found if paged else ([], found[0])
-    total = int(next(iter(counted[0].values())) or 0) if counted else 0
+        return found
+
+    rows: list[dict[str, Any]] = []
+    total = None
+    if paged:
+        rows = await read(
+            "page",
+            lambda matching, size, start: (
+                matching.select(*needed.values()).limit(size).offset(start)
+            ),
+        )
+        total = total_of_page(rows, offset, limit)
+    if total is None:
+        counted = await read("count", lambda matching, _size, _start: matching.count())
+        total = int(next(iter(counted[0].values())) or 0) if counted else 0
     selected = Catalogue(CONTACT, tuple(chosen))
     return [{"id": row["id"], **values_of(row, selected)} for row in rows], total
+
+
+def total_of_page(rows: Sequence[Any], offset: int, limit: int) -> int | None:
+    """How many rows the selection has, when its page says it: a page neither full nor empty
+    is its end, and an empty first page an empty selection; None when only a count says."""
+    if limit <= 0 or len(rows) >= limit:
+        return None
+    if rows:
+        return offset + len(rows)
+    return 0 if offset == 0 else None
 
 
 async def column_values(

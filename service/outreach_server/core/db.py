@@ -38,6 +38,12 @@ metadata = MetaData(
 
 T = TypeVar("T")
 SHAPES = 256  # compiled statements kept by Reader.scan_many, per Reader
+# the steps of SQLite's virtual machine a statement of a scan may take on the event loop's
+# thread before it is stopped and read on the reading thread instead (about 2-20 ns a step)
+INLINE_STEPS = 20_000
+STEPS_PER_TICK = 1_000
+INLINE_SQL = 4_000  # characters of SQL a read may have to be tried on the loop's thread
+_ELSEWHERE = (sqlite3.SQLITE_INTERRUPT, sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 _SQLITE_NAMED = sqlite_dialect(paramstyle="named")
 
 
@@ -89,7 +95,7 @@ class Reader:
     On SQLite they run on one long-lived read-only connection of the standard sqlite3
     module, on the event loop's thread: such a read takes tens of microseconds, less than
     handing it to a worker thread (aiosqlite) costs, and in WAL mode a reader never waits
-    for a writer. Anything that can scan must go through the engine instead.
+    for a writer. Anything that can scan goes through `scan` (bounded on this thread).
 
     On PostgreSQL they run on a pool of asyncpg connections of their own (as large as the
     engine's), in autocommit: one round trip per read, no BEGIN/ROLLBACK around it and no
@@ -111,12 +117,16 @@ class Reader:
         self._connection: sqlite3.Connection | None = None
         self._scanner: ThreadPoolExecutor | None = None  # scan(): SQLite's reading thread
         self._scan_local = threading.local()
+        self._inline: sqlite3.Connection | None = None  # scan(): on the loop's thread, bounded
+        self.inline_steps = INLINE_STEPS
+        self._ticks = [0]  # what is left of the budget of the read on the loop's thread
         self._pool: Any = None  # asyncpg.Pool, made on the first PostgreSQL read
         self._pool_lock = asyncio.Lock()
         self._compiled: dict[Any, tuple[str, list[Any], dict[str, Any]]] = {}
         self._compiled_pg: dict[Any, tuple[str, tuple[str, ...], Any, list[Any]]] = {}
         self._shapes: dict[Any, tuple[Any, list[Any]]] = {}  # scan_many(): compiled by shape
         self._planned: dict[Any, tuple[Any, Any, Any]] = {}  # scan_planned(): by the caller's key
+        self.kept: dict[Any, tuple[int, Any]] = {}  # callers' values, with changes() before reading
 
     async def all(self, statement: Any, **params: Any) -> list[dict[str, Any]]:
         if self._sqlite_path is None:
@@ -126,38 +136,89 @@ class Reader:
         names = [column[0] for column in cursor.description]
         return _decoded([dict(zip(names, row)) for row in cursor.fetchall()], names, decoders)
 
+    def changes(self) -> int | None:
+        """On SQLite, a number that changes whenever another connection (the engine's, another
+        process's) has committed to the database since it was last taken (`PRAGMA
+        data_version` of the Reader's own connection, which never writes): what was read on
+        the Reader after it is current while it is unchanged (callers keep such values in
+        `kept`). None on PostgreSQL."""
+        if self._sqlite_path is None:
+            return None
+        return int(self._sqlite().execute("PRAGMA data_version").fetchone()[0])
+
     async def one(self, statement: Any, **params: Any) -> dict[str, Any] | None:
         rows = await self.all(statement, **params)
         return rows[0] if rows else None
 
     async def scan(self, statement: Any, **params: Any) -> list[dict[str, Any]]:
         """A listing that may read many rows (an ORDER BY over an organisation's rows, an
-        OFFSET): never on the event loop's thread.
+        OFFSET): never more than a bounded part of it on the event loop's thread.
 
-        On SQLite it runs on one thread of the Reader's own, on a read-only connection of
-        that thread: one hand-over per read, where the engine's aiosqlite path costs one per
-        step (checkout, execute, fetch, rollback) and several hundred microseconds of CPU.
-        On PostgreSQL it is `all` (asyncpg never blocks the loop). Same statements (compiled
-        once) and the same plain dicts as `all`.
+        On SQLite it is first tried on the loop's thread with a budget of steps, and made on
+        one thread of the Reader's own when it needs more (`_on_scanner`): at most one
+        hand-over per read, where the engine's aiosqlite path costs one per step (checkout,
+        execute, fetch, rollback) and several hundred microseconds of CPU. On PostgreSQL it
+        is `all` (asyncpg never blocks the loop). Same statements (compiled once) and the
+        same plain dicts as `all`.
         """
         if self._sqlite_path is None:
             return await self._postgresql(statement, params)
         sql, decoders, constants = self._compile(statement)
         if constants:
             params = {**constants, **params}
-        return await self._on_scanner(self._scan, sql, params, decoders)
+        return await self._on_scanner(len(sql), self._scan, sql, params, decoders)
 
-    async def _on_scanner(self, work: Callable[..., T], *args: Any) -> T:
-        """`work(*args)` on the Reader's SQLite reading thread (made on first use)."""
+    async def _on_scanner(self, size: int, work: Callable[..., T], *args: Any) -> T:
+        """`work(connection, *args)`, first on the event loop's thread: on a connection of its
+        own on which SQLite stops any statement after `inline_steps` steps of its virtual
+        machine (a few hundred microseconds at most) and which never waits for a lock. A read
+        stopped so (a scan of many rows) or refused (the database busy) changes nothing: it is
+        made again on the Reader's reading thread (made on first use), on that thread's own
+        connection. A short read so costs no hand-over to another thread and back, which on a
+        busy server also waits for the interpreter's lock (the loop holds it while it works).
+        Statements of more than INLINE_SQL characters in all (`size`: a filter of thousands
+        of conditions) go to the reading thread at once: SQLite's compilation of a statement,
+        which no step budget bounds, grows with its text."""
+        if size <= INLINE_SQL:
+            connection = self._inline or self._open_inline()
+            self._ticks[0] = self.inline_steps // STEPS_PER_TICK  # this read's budget
+            try:
+                return work(connection, *args)
+            except sqlite3.OperationalError as error:
+                if (getattr(error, "sqlite_errorcode", 0) & 0xFF) not in _ELSEWHERE:
+                    raise
         if self._scanner is None:
             self._scanner = ThreadPoolExecutor(1, thread_name_prefix="sqlite-scan")
-        return await asyncio.get_running_loop().run_in_executor(self._scanner, work, *args)
+        return await asyncio.get_running_loop().run_in_executor(
+            self._scanner, self._on_thread, work, args
+        )
 
-    def _scan(self, sql: str, params: dict[str, Any], decoders: list[Any]) -> list[dict[str, Any]]:
+    def _on_thread(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         """On the scanning thread: its own connection (made there, used only there)."""
         connection = getattr(self._scan_local, "connection", None)
         if connection is None:
             connection = self._scan_local.connection = self._open_sqlite()
+        return work(connection, *args)
+
+    def _open_inline(self) -> sqlite3.Connection:
+        connection = self._inline = self._open_sqlite()
+        connection.execute("PRAGMA busy_timeout=0")
+        ticks = self._ticks
+
+        def tick() -> bool:
+            """SQLite's progress handler, every STEPS_PER_TICK steps of a statement (counted
+            over the runs of a cached statement, so each read sets its own budget): whether
+            to stop the statement."""
+            ticks[0] -= 1
+            return ticks[0] < 0
+
+        connection.set_progress_handler(tick, STEPS_PER_TICK)
+        return connection
+
+    @staticmethod
+    def _scan(
+        connection: sqlite3.Connection, sql: str, params: dict[str, Any], decoders: list[Any]
+    ) -> list[dict[str, Any]]:
         cursor = connection.execute(sql, params)
         names = [column[0] for column in cursor.description]
         return _decoded([dict(zip(names, row)) for row in cursor.fetchall()], names, decoders)
@@ -175,10 +236,14 @@ class Reader:
         prepared = [self._prepare(statement) for statement in statements]
         if self._sqlite_path is None:
             return [await self._pg_fetch(sql, args, decoders) for sql, args, decoders in prepared]
-        return await self._on_scanner(self._scan_each, prepared)
+        return await self._on_scanner(
+            sum(len(sql) for sql, _, _ in prepared), self._scan_each, prepared
+        )
 
-    def _scan_each(self, prepared: list[tuple[str, Any, list[Any]]]) -> list[list[dict[str, Any]]]:
-        return [self._scan(sql, params, decoders) for sql, params, decoders in prepared]
+    def _scan_each(
+        self, connection: sqlite3.Connection, prepared: list[tuple[str, Any, list[Any]]]
+    ) -> list[list[dict[str, Any]]]:
+        return [self._scan(connection, sql, params, decoders) for sql, params, decoders in prepared]
 
     async def scan_planned(
         self, key: Any, keep: Any, build: Callable[[], tuple[Any, ...]], params: dict[str, Any]
@@ -210,7 +275,9 @@ class Reader:
                 prepared.append((sql, {**constants, **{n: params[n] for n in names}}, decoders))
         if self._sqlite_path is None:
             return [await self._pg_fetch(sql, args, decoders) for sql, args, decoders in prepared]
-        return await self._on_scanner(self._scan_each, prepared)
+        return await self._on_scanner(
+            sum(len(sql) for sql, _, _ in prepared), self._scan_each, prepared
+        )
 
     def _binder(
         self, compiled: Any, params: dict[str, Any], decoders: list[Any]
@@ -364,9 +431,10 @@ class Reader:
         return self._pool
 
     async def close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        for connection in (self._connection, self._inline):
+            if connection is not None:
+                connection.close()
+        self._connection = self._inline = None
         if self._scanner is not None:
             scanner, self._scanner = self._scanner, None
             await asyncio.get_running_loop().run_in_executor(scanner, self._close_scan)

@@ -186,29 +186,100 @@ def test_routes_with_inputs_solve_no_dependencies(
         r for table in app.routes for r in getattr(table, "routes", []) if r.name == "list_pets"
     ]
     assert transport._plain_parameters(route.dependant.query_params) is not None
+    # create_pet's JSON body (one field, not embedded) is validated without FastAPI's reader
+    (create,) = [r for table in app.routes for r in getattr(table, "routes", [])
+                 if r.name == "create_pet"]  # fmt: skip
+    assert transport._single_body(list(create.dependant.body_params), False) is not None
     # while FastAPI's telemetry records a request, FastAPI's own handler answers it
     monkeypatch.setattr(transport, "telemetry_data", lambda: object())
     assert client.get("/api/v2/pets?page=2").json()["pagination"]["page"] == 2
     assert len(calls) >= 1
 
 
-def test_an_override_of_the_context_is_honoured(petstore: Any) -> None:
+def test_overrides_are_honoured_as_fastapi_honours_them(
+    petstore: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the app has dependency_overrides, every generated route (with inputs, without,
+    a 204, one whose body FastAPI refuses) is answered by FastAPI's own dependency solving
+    with the overrides applied, whatever the override takes; without them, the fast handlers."""
+    solved: list[Any] = []
+    original = fastapi.routing.solve_dependencies
+
+    async def counting(**kwargs: Any) -> Any:
+        solved.append(kwargs["dependant"].call)
+        return await original(**kwargs)
+
+    monkeypatch.setattr(fastapi.routing, "solve_dependencies", counting)
     app, world = build(petstore)
-
-    async def tenant_zero(request: Request) -> str:
-        return "overridden"
-
-    app.dependency_overrides[world.made["list_pets"]] = tenant_zero
-    app.dependency_overrides[world.made["create_pet"]] = tenant_zero
     client = TestClient(app)
+
+    async def by_request(request: Request) -> str:
+        return "async:" + request.headers.get("x-tenant", "-")
+
+    def plain() -> str:
+        return "sync"
+
+    def with_query(other: int) -> str:
+        return f"query:{other}"
+
+    pet = {"kind": "dog", "name": "Rex"}
+    for override, query, expected in (
+        (by_request, "", "async:t9"),
+        (plain, "", "sync"),
+        (with_query, "?other=5", "query:5"),
+    ):
+        for made in world.made.values():
+            app.dependency_overrides[made] = override
+        seen = len(world.seen)
+        headers = {"x-tenant": "t9"}
+        assert client.get("/api/v2/pets" + query, headers=headers).status_code == 200
+        assert client.post("/api/v2/pets" + query, json=pet, headers=headers).status_code == 201
+        assert client.delete("/api/v2/pets/7" + query, headers=headers).status_code == 204
+        assert client.get("/ops/health" + query, headers=headers).status_code == 200
+        assert [found[1] for found in world.seen[seen:]] == [expected] * 3
+    # the override's own parameter is read and required as FastAPI requires it
+    for method, target in (("GET", "/api/v2/pets"), ("GET", "/ops/health")):
+        refused = client.request(method, target)
+        assert refused.status_code == 422
+        assert refused.json()["detail"][0]["loc"] == ["query", "other"]
+    bad = client.post("/api/v2/pets?other=1", content=b'{"kind": ', headers=JSON)
+    assert bad.status_code == 422 and bad.json()["detail"][0]["type"] == "json_invalid"
+    assert world.contexts == []  # the generated context never called
+    assert solved  # FastAPI's own solving
+    app.dependency_overrides.clear()
+    solved.clear()
     assert client.get("/api/v2/pets").status_code == 200
-    assert client.post("/api/v2/pets", json={"kind": "dog", "name": "Rex"}).status_code == 201
-    assert [seen[1] for seen in world.seen] == ["overridden", "overridden"]
-    assert world.contexts == []
+    assert client.get("/ops/health").status_code == 200
+    assert world.contexts == ["list_pets", "get_health"] and solved == []
 
-    def needs_more(request: Request, other: int) -> str:
-        return "never"
 
-    app.dependency_overrides[world.made["list_pets"]] = needs_more
-    with pytest.raises(TypeError):
-        client.get("/api/v2/pets")
+def test_without_fastapis_readers_every_route_keeps_fastapis_handler(
+    petstore: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """input_handler calls private helpers of FastAPI: where they are gone or called otherwise,
+    the routes keep FastAPI's own handler, with the same answers."""
+    from fastapi.dependencies import utils
+
+    transport = importlib.import_module("petstore_api.transport")
+    assert transport._fastapi_readers() is not None  # the pinned FastAPI
+    with monkeypatch.context() as patch:
+        patch.delattr(utils, "request_params_to_args")
+        assert transport._fastapi_readers() is None
+
+    def other_params(fields: Any, received: Any, extra: Any) -> Any:
+        raise AssertionError("never called")
+
+    async def other_body(fields: Any, body: Any) -> Any:
+        raise AssertionError("never called")
+
+    for name, replacement in (("request_params_to_args", other_params),
+                              ("request_body_to_args", other_body)):  # fmt: skip
+        with monkeypatch.context() as patch:
+            patch.setattr(utils, name, replacement)
+            assert transport._fastapi_readers() is None
+    expected = answers(petstore, monkeypatch, direct=False)
+    monkeypatch.setattr(transport, "_readers", None)
+    app, _ = build(petstore)
+    routes = [r for table in app.routes for r in getattr(table, "routes", [])]
+    assert routes and not any(transport.takes_inputs_directly(r) for r in routes)
+    assert answers(petstore, monkeypatch, direct=True) == expected

@@ -518,9 +518,9 @@ def direct_context(endpoint: Callable[..., Any]) -> Callable[..., Any]:
     An operation without parameters or body has one input, `ctx`: when its dependency takes
     only the request, FastAPI's dependency solving (per request: cache keys, query, header and
     cookie parsing for a dependency that reads none) is replaced by a call; the context is
-    still built before anything else runs. An override of the dependency in the app's
-    `dependency_overrides` is honoured, and must take only the request too. Any other
-    endpoint is returned as it is.
+    still built before anything else runs. While the app has `dependency_overrides`, the
+    route's handler answers with FastAPI's own handler of the endpoint as declared
+    (`Route.overridden`), so this one is not called. Any other endpoint is returned as it is.
     """
     try:
         parameters = list(inspect.signature(endpoint, eval_str=True).parameters.values())
@@ -538,11 +538,7 @@ def direct_context(endpoint: Callable[..., Any]) -> Callable[..., Any]:
         return endpoint
 
     async def direct(request: Request) -> Any:
-        overrides = getattr(request.scope.get("app"), "dependency_overrides", None)
-        call = overrides.get(dependency, dependency) if overrides else dependency
-        if call is not dependency and not takes_only_the_request(call):
-            raise TypeError("an override of a context dependency must take only the request")
-        return await endpoint(ctx=await call(request))
+        return await endpoint(ctx=await dependency(request))
 
     # not functools.wraps: FastAPI reads the signature, which would follow __wrapped__
     for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
@@ -608,12 +604,21 @@ def direct_handler(route: APIRoute, standard: Handler) -> Handler:
 
 def _fastapi_readers() -> tuple[Any, Any] | None:
     """FastAPI's own readers of parameters and bodies (values and 422 errors), where they
-    are as input_handler calls them (FastAPI 0.113 and later)."""
+    are as input_handler calls them (FastAPI 0.113 and later); None otherwise (private
+    helpers of FastAPI: every route then keeps FastAPI's own handler)."""
     try:
-        from fastapi.dependencies.utils import request_body_to_args, request_params_to_args
-    except ImportError:  # pragma: no cover - another FastAPI
+        from fastapi.dependencies import utils
+
+        read_params, read_body = utils.request_params_to_args, utils.request_body_to_args
+        inspect.signature(read_params).bind([], {})
+        inspect.signature(read_body).bind(
+            body_fields=[], received_body=None, embed_body_fields=False
+        )
+    except (ImportError, AttributeError, TypeError, ValueError):
         return None
-    return request_params_to_args, request_body_to_args
+    if inspect.iscoroutinefunction(read_params) or not inspect.iscoroutinefunction(read_body):
+        return None
+    return read_params, read_body
 
 
 _readers = _fastapi_readers()
@@ -744,10 +749,24 @@ def _read_plain(plain: list[tuple[str, str, Any, tuple[str, str]]],
     return values
 
 
+def _single_body(body_fields: list[Any], embed: bool) -> Any:
+    """The body's field when FastAPI's `request_body_to_args` validates a JSON body as that one
+    field at `("body",)` (one field, not embedded, not a form): a valid body is then read by
+    `field.validate` as FastAPI does, without the checks it repeats per request; None
+    otherwise, or where FastAPI's helpers are not as this module knows them."""
+    try:
+        from fastapi.dependencies.utils import _get_form_models, _should_embed_body_fields
+
+        if len(body_fields) != 1 or embed or _should_embed_body_fields(body_fields):
+            return None
+        return None if _get_form_models(body_fields[0]) else body_fields[0]
+    except Exception:  # noqa: BLE001 - another FastAPI: its own reader for every request
+        return None
+
+
 def input_handler(route: APIRoute, standard: Handler, accepted: tuple[str, ...] | None) -> Handler:
     """The request handler of a route with inputs (`takes_inputs_directly`), without FastAPI's
-    per-request dependency solving: the context dependency called (an override in the app's
-    `dependency_overrides` honoured, as `direct_context` does), then the parameters and the
+    per-request dependency solving: the context dependency called, then the parameters and the
     JSON body read as FastAPI reads it (JSON for a JSON media type, the bytes otherwise,
     nothing when empty) and validated by FastAPI's own readers (so the values and every 422
     are FastAPI's, in its order: path, query, header, cookie, body; path and query parameters
@@ -765,6 +784,7 @@ def input_handler(route: APIRoute, standard: Handler, accepted: tuple[str, ...] 
     assert endpoint is not None and context is not None
     body_fields = list(dependant.body_params)
     embed = bool(getattr(route, "_embed_body_fields", False))
+    single = _single_body(body_fields, embed)
     request_name = dependant.request_param_name
     plain_sources = ("path_params", "query_params")
     readers = [  # FastAPI's order; the request's attribute each is read from
@@ -797,11 +817,7 @@ def input_handler(route: APIRoute, standard: Handler, accepted: tuple[str, ...] 
                     return await standard(request)
             elif raw:
                 body = raw
-        overrides = getattr(request.scope.get("app"), "dependency_overrides", None)
-        call = overrides.get(context, context) if overrides else context
-        if call is not context and not takes_only_the_request(call):
-            raise TypeError("an override of a context dependency must take only the request")
-        values: dict[str, Any] = {"ctx": await call(request)}
+        values: dict[str, Any] = {"ctx": await context(request)}
         errors: list[Any] = []
         for fields, source, plain in readers:
             received = getattr(request, source)
@@ -813,11 +829,16 @@ def input_handler(route: APIRoute, standard: Handler, accepted: tuple[str, ...] 
             values.update(found)
             errors += failed
         if body_fields:
-            found, failed = await read_body(
-                body_fields=body_fields, received_body=body, embed_body_fields=embed
-            )
+            found = None
+            if single is not None and body is not PydanticUndefined and not isinstance(body, bytes):
+                value, failed = single.validate(body, {}, loc=("body",))
+                found = None if failed else {single.name: value}
+            if found is None:  # FastAPI's reader: its values and errors
+                found, failed = await read_body(
+                    body_fields=body_fields, received_body=body, embed_body_fields=embed
+                )
+                errors += failed
             values.update(found)
-            errors += failed
         if errors:
             sent = None if body is PydanticUndefined else body
             if endpoint_context is not None:
@@ -828,6 +849,21 @@ def input_handler(route: APIRoute, standard: Handler, accepted: tuple[str, ...] 
         if request_name:
             values[request_name] = request
         return answer(await endpoint(**values))
+
+    return handle
+
+
+def overridable(route: "Route", handler: Handler) -> Handler:
+    """`handler`, except while the app serving the request has `dependency_overrides`: then
+    FastAPI's own handler of the route as it was declared (its endpoint, its dependencies, the
+    app's overrides applied to any of them), so a test overriding a dependency sees FastAPI's
+    behaviour whichever handler answers otherwise."""
+
+    async def handle(request: Request) -> Response:
+        app = request.scope.get("app")
+        if getattr(app, "dependency_overrides", None):
+            return await route.overridden(app)(request)
+        return await handler(request)
 
     return handle
 
@@ -850,10 +886,15 @@ class Route(APIRoute):
     cannot match that expression, so it is refused at once, with the same answer. An
     operation without parameters or body calls its context dependency directly
     (`direct_context`) and is answered by `direct_handler`; one with inputs is answered by
-    `input_handler` (FastAPI's readers of its inputs without its dependency solving).
+    `input_handler` (FastAPI's readers of its inputs without its dependency solving). While
+    the app has `dependency_overrides`, FastAPI's own handler of the route as declared answers
+    (`overridable`).
     """
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        # the route as declared, for FastAPI's own handler while the app has overrides
+        self.declared = (path, endpoint, dict(kwargs))
+        self._overridden: tuple[Any, Handler] | None = None
         direct = direct_context(endpoint)
         self.direct = direct is not endpoint  # read by get_route_handler, within __init__
         # the route dependency of `json_body` checked by the handler itself, before FastAPI's
@@ -871,6 +912,9 @@ class Route(APIRoute):
         self.literal_prefix = self.path_format.partition("{")[0]
 
     def get_route_handler(self) -> Handler:
+        return overridable(self, self.fast_handler())
+
+    def fast_handler(self) -> Handler:
         standard = super().get_route_handler()
         accepted = getattr(self, "accepted_json", None)
         if not getattr(self, "direct", False) and takes_inputs_directly(self):
@@ -880,6 +924,16 @@ class Route(APIRoute):
         if not getattr(self, "direct", False) or not self.answers_like_fastapi_directly():
             return standard
         return direct_handler(self, standard)
+
+    def overridden(self, app: Any) -> Handler:
+        """FastAPI's own handler of the route as declared, solving its dependencies with the
+        overrides of `app` (made on the first request with overrides, kept per app)."""
+        made = self._overridden
+        if made is None or made[0] is not app:
+            path, endpoint, kwargs = self.declared
+            plain = APIRoute(path, endpoint, **{**kwargs, "dependency_overrides_provider": app})
+            made = self._overridden = (app, plain.get_route_handler())
+        return made[1]
 
     def answers_like_fastapi_directly(self) -> bool:
         """Whether `direct_handler` gives FastAPI's answer: a JSON response model with FastAPI's
