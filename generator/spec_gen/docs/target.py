@@ -12,6 +12,8 @@ from markupsafe import Markup
 from ..core.naming import module_name
 from ..ir import Api
 from ..targets import Target
+from ..targets.client.resources import client_views
+from ..targets.unit_keys import SchemaClosure, docs_facts, docs_unit
 from ..targets.units import Units, path_item, unit_key
 from . import DocsSettings, build_site
 from .markup import Anchors, html_blocks, html_text, md_cell, md_text, op_anchors
@@ -27,14 +29,21 @@ def render_docs(
     units = units or Units(None)
     keys: dict[str, str] = {}
     kept: dict[str, tuple[str, str]] = {}  # tag module -> its page and HTML section, kept
+    anchors = Anchors(
+        {op.operation_id: module_name(op.tag) for op in api.operations}, op_anchors(api)
+    )
     if units.enabled:
-        # the tag templates read `tag` (its operations' docs: their own nodes and the schemas
-        # they reach), the anchors of every operation and the header
-        scope = units.scope(api.document, "docs", target, sorted(api.enum_classes), settings)
+        # the tag templates read `tag` (its operations' docs: what targets/unit_keys.py
+        # names), the anchors and the header
         prints = units.fingerprints(api.document)
+        facts = docs_facts(api, settings)
+        scope = units.scope_of("docs", target.header, settings, facts, prints.narrow)
+        views = client_views(api, set(api.schemas), settings.env_prefix)
+        closure = SchemaClosure(api)
         for ir_tag in api.tags:
             pointers = {path_item(op.path) for op in ir_tag.operations}
             own = prints.reach([*pointers, *prints.tag_nodes([ir_tag.name])])
+            own += docs_unit(api, settings, ir_tag, views, units.keys, closure, anchors)
             keys[ir_tag.module] = unit_key(scope, ir_tag.module, own)
             page, section = (
                 units.kept(keys[ir_tag.module] + "md"),
@@ -43,9 +52,6 @@ def render_docs(
             if page is not None and section is not None:
                 kept[ir_tag.module] = (page, section)
     site = build_site(api, settings, light=kept)
-    anchors = Anchors(
-        {op.operation_id: module_name(op.tag) for op in api.operations}, op_anchors(api)
-    )
     ctx = {**target.context(api), "site": site, "header_md": target.header.lstrip("# ")}
 
     def markdown(name: str, depth: int, **extra: object) -> str:

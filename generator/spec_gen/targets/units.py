@@ -38,6 +38,7 @@ from typing import Any
 
 from ..document.pointer import resolve_pointer
 from ..document.refs import ref_pointer
+from .unit_keys import IrKeys
 
 UNITS_DIR = "units"
 RECORD = "units.json"
@@ -48,6 +49,22 @@ PIECES = "indented.json"  # path items and schemas as the indented document writ
 # a JSON string a quote is always escaped, so this matches only a key and its string value
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _DESCRIPTION = re.compile(rf'([{{,])"description":{_STRING}(,?)')
+# the components a unit reads only where a path item's references reach them (`reach`), or,
+# the security schemes, through the IR (the schemes its operations name: targets/unit_keys.py)
+REACHED = frozenset(
+    (
+        "schemas",
+        "parameters",
+        "responses",
+        "requestBodies",
+        "headers",
+        "examples",
+        "links",
+        "callbacks",
+        "pathItems",
+        "securitySchemes",
+    )
+)
 _LOCAL_REF = re.compile(r'"(#/[^"\\]*(?:\\.[^"\\]*)*)"')
 
 
@@ -77,8 +94,10 @@ class Fingerprints:
         self._nodes: dict[str, tuple[str, list[str]]] = {}  # pointer -> (hash, local refs)
         self._reached: dict[tuple[str, ...], str] = {}  # the targets ask for the same tags
         digest = hashlib.sha256()
+        narrow = hashlib.sha256()  # the skeleton without paths, tags and reached components
         for key, value in document.items():
             digest.update(_dumps(key).encode())
+            narrow.update(_dumps(key).encode())
             if key == "paths" and isinstance(value, dict):
                 for path, item in value.items():
                     digest.update(_dumps(path).encode())
@@ -92,12 +111,18 @@ class Fingerprints:
                             pointer = f"/components/schemas/{_token(name)}"
                             digest.update(self._stripped(pointer, schema).encode())
                     else:
-                        digest.update(_dumps(members).encode())
+                        text = _dumps(members)
+                        digest.update(text.encode())
+                        if kind not in REACHED:
+                            narrow.update(_dumps(kind).encode() + text.encode())
             elif key == "tags":
                 digest.update(_undescribed(_dumps(value)).encode())
             else:
-                digest.update(_dumps(value).encode())
+                text = _dumps(value)
+                digest.update(text.encode())
+                narrow.update(text.encode())
         self.skeleton = digest.hexdigest()
+        self.narrow = narrow.hexdigest()
 
     def _stripped(self, pointer: str, node: Any) -> str:
         """The node's text without descriptions; the node remembered for `reach`."""
@@ -201,6 +226,7 @@ class Units:
         self.rendered: dict[str, int] = {}  # kind -> units rendered this build
         self.reused: dict[str, int] = {}  # kind -> units read back
         self._prints: tuple[int, Fingerprints] | None = None
+        self.keys = IrKeys()  # the IR values' hashes, shared by the targets (unit_keys.py)
         self._pieces: dict[str, str] | None = None  # node hash -> its indented text, last builds
         self._pieces_used: dict[str, str] = {}
         self._pieces_last: list[str] = []
@@ -219,6 +245,11 @@ class Units:
         """The global part of a target's keys: the context, the document's skeleton, `extra`."""
         prints = self.fingerprints(document)
         return _sha(_dumps([self.context, prints.skeleton, repr(extra)]))
+
+    def scope_of(self, *extra: Any) -> str:
+        """The global part of a target's keys keyed on what its units read (not the document):
+        the context and `extra`."""
+        return _sha(_dumps([self.context, repr(extra)]))
 
     def text(self, kind: str, key: str, render: Callable[[], str]) -> str:
         """The unit's text: read back when a build rendered it under `key`, else rendered."""
