@@ -269,8 +269,7 @@ def test_a_rebuild_after_an_edit_writes_what_a_cold_build_writes(
     python = [name for name in cold if name.endswith(".py")]
     # ruff formats only files whose text it has not formatted before
     assert 0 < len(given) < len(python) / 2, given
-    print("UNITS", edit.__name__, units)
-    assert units == EDITS[edit]
+    assert units == EDITS[edit], units
     if edit is _describe:  # no model changed: the models module is not formatted again
         assert not any(name.endswith("/models.py") for name in given)
         verified = next(line for line in lines if line.startswith("server: "))
