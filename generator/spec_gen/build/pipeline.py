@@ -434,7 +434,8 @@ def build(
             )
             with stage("compare with the output"):
                 old = existing_files(config.output, last_outputs(config) if use_cache else None)
-                found = changes(old, result.files)
+                kept: dict[str, list[Any]] = {}  # the files left as they were
+                found = changes(old, result.files, kept)
             # the new files are written beside the output while the probes check them; moved
             # into place (a rename each) only when they pass
             with stage("write (staged)"):
@@ -450,7 +451,7 @@ def build(
                 staged.discard()
         if use_cache:
             with stage("remember"):
-                remember_build(config, result)
+                remember_build(config, result, kept)
                 result.reuse.save(result.files)
         for change in found:
             echo(str(change))
