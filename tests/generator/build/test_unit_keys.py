@@ -6,6 +6,7 @@ writes what a cold build writes while rendering fewer units than there are."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 from spec_gen.build.pipeline import build, render_tree
-from spec_gen.build.tree import existing_files
+from spec_gen.build.tree import existing_files, stat_key
 from spec_gen.core.config import load_config
 from spec_gen.core.timings import ENV
 from spec_gen.document.load import bundle
@@ -163,6 +164,13 @@ def test_each_kind_of_edit_rebuilds_as_a_cold_build_rendering_fewer_units(
         cold = render_tree(load_config(tmp_path), None).files
         written = existing_files(config.output)
         assert written == {name: text.encode("utf-8") for name, text in cold.items()}, kind
+        # the record of the output: the entries of the files left as they were are the ones
+        # the comparison made, and true (the next rebuild trusts them)
+        record = json.loads((tmp_path / ".spec-gen-cache" / "build.json").read_text("utf-8"))
+        assert record["outputs"] == {
+            name: [hashlib.sha256(data).hexdigest(), *stat_key((config.output / name).stat())]
+            for name, data in written.items()
+        }
         rendered = sum(r for r, _ in units.values())
         assert rendered < sum(t for _, t in units.values()), (kind, units)
         if kind in LOCAL:
