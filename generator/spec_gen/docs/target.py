@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import re
 from functools import partial
+from typing import Any
 
 from markupsafe import Markup
 
 from ..core.naming import module_name
-from ..ir import Api
+from ..ir import Api, Tag
 from ..targets import Target
+from ..targets.client.facts import status_errors
 from ..targets.client.resources import client_views
-from ..targets.unit_keys import SchemaClosure, docs_facts, docs_unit
+from ..targets.unit_keys import IrKeys, SchemaClosure, digest, op_links
 from ..targets.units import Units, path_item, unit_key
 from . import DocsSettings, build_site
 from .markup import Anchors, html_blocks, html_text, md_cell, md_text, op_anchors
+from .operations import uses_lifecycle
 
 HTML_PAGE = "index.html"
 
@@ -84,6 +87,41 @@ def render_docs(
         files[f"guides/{guide.slug}.md"] = markdown("docs/guide.md.j2", 1, guide=guide)
     files[HTML_PAGE] = target.render("docs/index.html.j2", **ctx, **html, tag_html=sections)
     return files
+
+
+def docs_facts(api: Api, settings: DocsSettings) -> str:
+    """What every docs page's layout reads of the whole API."""
+    return digest(
+        uses_lifecycle(api),
+        settings.primary(api),
+        settings.base_url(api),
+        status_errors(api),
+        api.default_security,
+    )
+
+
+def docs_unit(
+    api: Api,
+    settings: DocsSettings,
+    tag: Tag,
+    views: dict[str, Any],
+    keys: IrKeys,
+    closure: SchemaClosure,
+    anchors: Anchors,
+) -> str:
+    """The IR-side part of a tag's docs page key (see the module's docstring)."""
+    ops = tag.operations
+    own_views = [views.get(op.operation_id) for op in ops]
+    classes, links = keys.reached([*ops, *(v for v in own_views if v is not None)])
+    links |= set(op_links(tag.description)) | {op.operation_id for op in ops}
+    table = settings.schemes(api)
+    names = sorted({name for op in ops for alt in op.security for name in alt})
+    return digest(
+        keys.digest(tag, own_views),
+        [(name, table.get(name)) for name in names],
+        [(i, anchors.op_tags.get(i), anchors.op_ids.get(i)) for i in sorted(links)],
+        closure.of(classes),
+    )
 
 
 def tidy_markdown(text: str) -> str:

@@ -15,9 +15,12 @@ A docs page is laid out from the whole IR (the tables of the schemas an operatio
 examples, credentials), too costly to build only to hash it; its key is made of what the
 layout reads: the tag's IR and views, the anchors of its operations and of those its texts
 link to, the model classes its operations reach (`SchemaClosure`), the credentials of the
-security schemes they name, the API-wide facts the layout asks (`docs_facts`), and the
-document's nodes the tag reaches (`Fingerprints.reach`) plus the document's skeleton without
-its paths, tags and components (`Fingerprints.narrow`).
+security schemes they name, the API-wide facts the layout asks, and the document's nodes the
+tag reaches (`Fingerprints.reach`) plus the document's skeleton without its paths, tags and
+components (`Fingerprints.narrow`): docs/target.py, `docs_facts` and `docs_unit`.
+
+The hashes are of `repr`s within one interpreter version (the build's context has it); a
+set's is taken in order (its `repr` follows the process's hash seed).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from ..ir import Api, Operation, Tag
+from ..ir import Api, Operation
 
 _SCHEMA_REF = re.compile(r"#/components/schemas/([^'\"\\/\s]*)")
 _OP_LINK = re.compile(r"\(op:([^)\s'\"]*)\)")
@@ -66,7 +69,8 @@ class IrKeys:
         known = self._memo.get(id(value))
         if known is not None and known[0] is value:
             return known[1]
-        text = repr(self.value(value, top=True))
+        # an operation's own repr (every field; its callbacks are its own), else the value's
+        text = repr(value) if isinstance(value, Operation) else repr(self.value(value, top=True))
         found = Printed(_sha(text), tuple(names_referred(text)), tuple(op_links(text)))
         self._memo[id(value)] = (value, found)
         return found
@@ -82,8 +86,6 @@ class IrKeys:
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             if not top and type(value).__name__ == "ClientOp":
                 return self.printed(value).sha
-            if isinstance(value, Operation):
-                return repr(value)
             return [type(value).__name__] + [
                 (f.name, self.value(getattr(value, f.name))) for f in dataclasses.fields(value)
             ]
@@ -143,41 +145,3 @@ def names_referred(text: str) -> list[str]:
 def op_links(text: str) -> list[str]:
     """The operationIds a text links to (`[...](op:<id>)`, percent-encoded)."""
     return sorted({unquote(found) for found in _OP_LINK.findall(text)})
-
-
-def docs_facts(api: Api, settings: Any) -> str:
-    """What every docs page's layout reads of the whole API."""
-    from ..docs.operations import uses_lifecycle
-    from .client.facts import status_errors
-
-    return digest(
-        uses_lifecycle(api),
-        settings.primary(api),
-        settings.base_url(api),
-        status_errors(api),
-        api.default_security,
-    )
-
-
-def docs_unit(
-    api: Api,
-    settings: Any,
-    tag: Tag,
-    views: dict[str, Any],
-    keys: IrKeys,
-    closure: SchemaClosure,
-    anchors: Any,
-) -> str:
-    """The IR-side part of a tag's docs page key (see the module's docstring)."""
-    ops = tag.operations
-    own_views = [views.get(op.operation_id) for op in ops]
-    classes, links = keys.reached([*ops, *(v for v in own_views if v is not None)])
-    links |= set(op_links(tag.description)) | {op.operation_id for op in ops}
-    table = settings.schemes(api)
-    names = sorted({name for op in ops for alt in op.security for name in alt})
-    return digest(
-        keys.digest(tag, own_views),
-        [(name, table.get(name)) for name in names],
-        [(i, anchors.op_tags.get(i), anchors.op_ids.get(i)) for i in sorted(links)],
-        closure.of(classes),
-    )
