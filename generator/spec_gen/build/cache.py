@@ -14,6 +14,7 @@ Only the newest entry of each kind is kept.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping
@@ -204,6 +205,7 @@ def _generator_sources() -> list[Path]:
     return sorted(Path(__file__).parent.parent.rglob("*.py"))
 
 
+@functools.cache  # asked by several caches of one build; the sources are those imported
 def generator_hash() -> str:
     """The hash of the generator's own sources (a cache entry made by other code is stale)."""
     digest = hashlib.sha256()
