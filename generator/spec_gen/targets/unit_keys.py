@@ -1,8 +1,8 @@
 """What a unit's key is made of beyond the build's context (targets/units.py): the values its
 template is given, not the whole document.
 
-A unit template reads only the variables its renderer passes it (tests/generator/build/
-test_unit_keys.py pins them with Jinja's own analysis), and the filters are functions of their
+A unit template reads only the variables its renderer passes it (tests/generator/targets/
+test_units.py pins them with Jinja's own analysis), and the filters are functions of their
 arguments. So a server tag's modules are a function of the tag's IR (its operations, with
 their names, types, security, descriptions), the model classes they import and the target's
 names; a client resource module of its namespaces, its operations' client views and the
