@@ -7,10 +7,14 @@ the worker is given the document) are looked up there too, in the spec's text
 with hundreds of warnings that is a tenth of a second the build no longer waits for at its
 end. `locate_findings` then looks up only the pointers the worker was not given (the
 validator's, the models step's), the same way, so the findings are the ones it would find.
+The pointers the last build looked up itself (`LAST`, in the build cache: the models step's
+warnings of a rebuild whose models are read back are the last build's) are given to the
+worker too: only their positions in this build's text are used.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,35 @@ from ..lint.findings import RawFinding
 from ..lint.validate import rule_findings
 
 Located = dict[str, tuple[Path, int, int]]  # pointer -> file, line, column
+LAST = "located.json"  # the pointers the last build's own process looked up
+
+
+def to_locate(cache_dir: Path | None, pointers: list[str]) -> list[str]:
+    """`pointers` and those the last build looked up itself."""
+    try:
+        last = json.loads((cache_dir / LAST).read_text(encoding="utf-8")) if cache_dir else []
+    except (OSError, ValueError):
+        last = []
+    return (
+        [*pointers, *(p for p in last if isinstance(p, str))]
+        if isinstance(last, list)
+        else pointers
+    )
+
+
+def remember_unlocated(cache_dir: Path | None, raw: list[RawFinding], known: Located) -> None:
+    """Keep the pointers of `raw` the worker was not asked for by the rules or the loader (not
+    located, or located only as the last build's), for the next build's worker."""
+    if cache_dir is None:
+        return
+    last = set(to_locate(cache_dir, []))
+    missed = sorted({f.pointer for f in raw if f.pointer not in known or f.pointer in last})
+    path = cache_dir / LAST
+    try:
+        if missed != sorted(last):
+            path.write_text(json.dumps(missed), encoding="utf-8")
+    except OSError:
+        pass
 
 
 def rules_in_worker(

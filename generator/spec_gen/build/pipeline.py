@@ -41,7 +41,7 @@ from .cache import (
     validation_verdict,
 )
 from .formatter import format_python
-from .located import Located, rules_in_worker
+from .located import Located, remember_unlocated, rules_in_worker, to_locate
 from .result import BuildResult
 from .reuse import Reuse, units_for
 from .target_settings import (
@@ -145,6 +145,7 @@ def render_tree(
                 models_worker.close()
     with stage("findings located"):
         findings = _settle(config, spec_bundle, raw, strict, echo, known)
+        remember_unlocated(cache_dir, raw, known)
     if files is None:  # _settle raises first; kept for the type checker
         raise SpecInvalid([])
     return BuildResult(files, spec_bundle.files, [str(f) for f in findings], reuse)
@@ -174,8 +175,8 @@ def _checked_render(
 
     # the rules run in the other worker while this process builds the IR and renders:
     # when they stop the build, what was rendered is thrown away
-    repaired = [f.pointer for f in repair_findings(spec_bundle)]
-    checked = pool.submit(rules_in_worker, spec_bundle, rules, repaired)
+    wanted = to_locate(cache_dir, [f.pointer for f in repair_findings(spec_bundle)])
+    checked = pool.submit(rules_in_worker, spec_bundle, rules, wanted)
     files = None
     notes: list[tuple[str, str]] = []
     render_error: Exception | None = None
