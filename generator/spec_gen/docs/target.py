@@ -43,10 +43,11 @@ def render_docs(
         scope = units.scope_of("docs", target.header, settings, facts, prints.narrow)
         views = client_views(api, set(api.schemas), settings.env_prefix)
         closure = SchemaClosure(api)
+        table = settings.schemes(api)  # the credentials of every scheme
         for ir_tag in api.tags:
             pointers = {path_item(op.path) for op in ir_tag.operations}
             own = prints.reach([*pointers, *prints.tag_nodes([ir_tag.name])])
-            own += docs_unit(api, settings, ir_tag, views, units.keys, closure, anchors)
+            own += docs_unit(table, ir_tag, views, units.keys, closure, anchors)
             keys[ir_tag.module] = unit_key(scope, ir_tag.module, own)
             page, section = (
                 units.kept(keys[ir_tag.module] + "md"),
@@ -101,20 +102,20 @@ def docs_facts(api: Api, settings: DocsSettings) -> str:
 
 
 def docs_unit(
-    api: Api,
-    settings: DocsSettings,
+    table: dict[str, Any],
     tag: Tag,
     views: dict[str, Any],
     keys: IrKeys,
     closure: SchemaClosure,
     anchors: Anchors,
 ) -> str:
-    """The IR-side part of a tag's docs page key (see the module's docstring)."""
+    """The IR-side part of a tag's docs page key (targets/unit_keys.py): its IR and views, the
+    credentials of the schemes its operations name (`table`), the anchors of the operations
+    it and its texts link to, the model classes its operations reach."""
     ops = tag.operations
     own_views = [views.get(op.operation_id) for op in ops]
     classes, links = keys.reached([*ops, *(v for v in own_views if v is not None)])
     links |= set(op_links(tag.description)) | {op.operation_id for op in ops}
-    table = settings.schemes(api)
     names = sorted({name for op in ops for alt in op.security for name in alt})
     return digest(
         keys.digest(tag, own_views),

@@ -69,8 +69,16 @@ class IrKeys:
         known = self._memo.get(id(value))
         if known is not None and known[0] is value:
             return known[1]
-        # an operation's own repr (every field; its callbacks are its own), else the value's
-        text = repr(value) if isinstance(value, Operation) else repr(self.value(value, top=True))
+        # an operation's own repr (every field; its callbacks are its own); a client view's
+        # with its operation's hash and its set in order; else the value's
+        if isinstance(value, Operation):
+            text = repr(value)
+        elif type(value).__name__ == "ClientOp":
+            view: Any = value
+            ordered = tuple(sorted(view.body_enums))
+            text = repr(dataclasses.replace(view, op=self.printed(view.op).sha, body_enums=ordered))
+        else:
+            text = repr(self.value(value, top=True))
         found = Printed(_sha(text), tuple(names_referred(text)), tuple(op_links(text)))
         self._memo[id(value)] = (value, found)
         return found
