@@ -14,8 +14,10 @@ Only the newest entry of each kind is kept.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -203,6 +205,7 @@ def _generator_sources() -> list[Path]:
     return sorted(Path(__file__).parent.parent.rglob("*.py"))
 
 
+@functools.cache  # asked by several caches of one build; the sources are those imported
 def generator_hash() -> str:
     """The hash of the generator's own sources (a cache entry made by other code is stale)."""
     digest = hashlib.sha256()
@@ -273,12 +276,19 @@ def unchanged_since_last_build(config: Config, *, strict: bool = False) -> bool:
     )
 
 
-def remember_build(config: Config, result: BuildResult) -> None:
-    """Record the inputs and the output files as written (their hashes and `stat_key`s)."""
+def remember_build(
+    config: Config, result: BuildResult, kept: Mapping[str, list[Any]] | None = None
+) -> None:
+    """Record the inputs and the output files as written (their hashes and `stat_key`s);
+    `kept`: the entries of the files the build left as they were (tree.changes)."""
     outputs = {}
+    kept = kept or {}
     for name, text in sorted(result.files.items()):
-        status = (config.output / name).stat()
-        outputs[name] = [sha(text.encode("utf-8")), *stat_key(status)]
+        entry = kept.get(name)
+        if entry is None:
+            status = (config.output / name).stat()
+            entry = [sha(text.encode("utf-8")), *stat_key(status)]
+        outputs[name] = entry
     record = {
         "output": str(config.output),
         "inputs": [str(p) for p in result.inputs],
@@ -289,7 +299,9 @@ def remember_build(config: Config, result: BuildResult) -> None:
     path = _record_path(config)
     path.parent.mkdir(parents=True, exist_ok=True)
     (path.parent / ".gitignore").write_text("*\n", encoding="utf-8")
-    path.write_text(json.dumps(record, indent=1, sort_keys=True), encoding="utf-8")
+    # compact: json's C encoder (an indented record is written by its Python one, 20 ms of
+    # a rebuild of a large spec)
+    path.write_text(json.dumps(record, sort_keys=True, separators=(",", ":")), encoding="utf-8")
 
 
 # -- commands ------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from .cache import (
     validation_verdict,
 )
 from .formatter import format_python
+from .located import Located, remember_unlocated, rules_in_worker, to_locate
 from .result import BuildResult
 from .reuse import Reuse, units_for
 from .target_settings import (
@@ -90,13 +91,14 @@ def _settle(
     raw: list[RawFinding],
     strict: bool,
     echo: Callable[[str], None] | None,
+    known: Located | None = None,
 ) -> list[Finding]:
     """Raise SpecInvalid on any error (any warning too when strict); echo the warnings and
     return them."""
     extra = bundle_findings(spec_bundle) + config_findings(
         ruleset(config.lint), config.root / "pyproject.toml", config.root
     )
-    findings = locate_findings(spec_bundle, raw, config.root, extra)
+    findings = locate_findings(spec_bundle, raw, config.root, extra, known)
     if any(f.is_error for f in findings) or (strict and findings):
         raise SpecInvalid(findings)
     if echo is not None:
@@ -135,14 +137,15 @@ def render_tree(
     with collector_paused(), ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool:
         try:
             reuse = Reuse(cache_dir, config.output, format_python, units_for(config, cache_dir))
-            files, spec_bundle, raw = _checked_render(
+            files, spec_bundle, raw, known = _checked_render(
                 config, cache_dir, pool, models_worker, verifier, strict, reuse
             )
         finally:
             if owned:
                 models_worker.close()
     with stage("findings located"):
-        findings = _settle(config, spec_bundle, raw, strict, echo)
+        findings = _settle(config, spec_bundle, raw, strict, echo, known)
+        remember_unlocated(cache_dir, raw, known)
     if files is None:  # _settle raises first; kept for the type checker
         raise SpecInvalid([])
     return BuildResult(files, spec_bundle.files, [str(f) for f in findings], reuse)
@@ -156,8 +159,9 @@ def _checked_render(
     verifier: Verifier | None,
     strict: bool,
     reuse: Reuse,
-) -> tuple[dict[str, str] | None, Any, list[RawFinding]]:
-    """The rendered files (None when the findings stop the build), the bundle, the findings."""
+) -> tuple[dict[str, str] | None, Any, list[RawFinding], Located]:
+    """The rendered files (None when the findings stop the build), the bundle, the findings
+    and where the worker found them (located.py)."""
     with stage("bundle"):
         parsed = ParsedFiles.load(cache_dir)
         spec_bundle = bundle(config.spec, parsed=parsed)
@@ -171,7 +175,8 @@ def _checked_render(
 
     # the rules run in the other worker while this process builds the IR and renders:
     # when they stop the build, what was rendered is thrown away
-    checked = pool.submit(_rules_in_worker, spec_bundle.document, rules)
+    wanted = to_locate(cache_dir, [f.pointer for f in repair_findings(spec_bundle)])
+    checked = pool.submit(rules_in_worker, spec_bundle, rules, wanted)
     files = None
     notes: list[tuple[str, str]] = []
     render_error: Exception | None = None
@@ -181,7 +186,7 @@ def _checked_render(
         except Exception as exc:  # noqa: BLE001  (raised below unless the spec is refused)
             render_error = exc
     with stage("wait for the rules"):
-        found = checked.result()
+        found, known = checked.result()
     try:
         raw = rule_findings(spec_bundle.document, rules) if found is None else found
     except Exception:
@@ -207,7 +212,7 @@ def _checked_render(
     with stage("wait for the validator"):
         verdict.result()
     raw = apply_profile(repair_findings(spec_bundle) + verdict.result(), rules) + raw
-    return files, spec_bundle, raw
+    return files, spec_bundle, raw, known
 
 
 def _is_models_refusal(error: Exception | None) -> bool:
@@ -219,16 +224,6 @@ def _refusal_finding(error: Any) -> RawFinding:
     return RawFinding(
         error.path, Rule.SCHEMA, f"no model class can be made from this schema: {error.reason}"
     )
-
-
-def _rules_in_worker(document: dict[str, Any], rules: Any) -> list[RawFinding] | None:
-    """The profile's findings; None when a rule fails (the caller runs them again, to raise
-    the error in its own process)."""
-    with stage("rules"):
-        try:
-            return rule_findings(document, rules)
-        except Exception:  # noqa: BLE001
-            return None
 
 
 def _render(
@@ -418,52 +413,56 @@ def build(
         if typecheck:
             typecheck_project(config, echo)
         return []
-    cache_dir = config.root / CACHE_DIR if use_cache else None
-    verifier = Verifier(
-        config.server_package,
-        config.client_package,
-        cache_dir,
-        config.output if use_cache else None,
-    )
-    staged: Staging | None = None
-    try:
-        result = render_tree(
-            config,
+    # the collector stays paused until the output is written (core/memory.py): back on in
+    # the middle, its first collections walk all the build made, ~0.3 s on a large spec
+    with collector_paused():
+        cache_dir = config.root / CACHE_DIR if use_cache else None
+        verifier = Verifier(
+            config.server_package,
+            config.client_package,
             cache_dir,
-            strict=strict,
-            echo=echo,
-            verifier=verifier,
-            models_worker=models_worker,
+            config.output if use_cache else None,
         )
-        with stage("compare with the output"):
-            old = existing_files(config.output, last_outputs(config) if use_cache else None)
-            found = changes(old, result.files)
-        # the new files are written beside the output while the probes check them; moved
-        # into place (a rename each) only when they pass
-        with stage("write (staged)"):
-            staged = Staging(config.output, result.files, found)
-        with stage("verify"):
-            echo(verifier.check(result.files))
-        verifier.remember()
-        with stage("write"):
-            staged.commit()
-    finally:
-        verifier.close()
-        if staged is not None:
-            staged.discard()
-    if use_cache:
-        with stage("remember"):
-            remember_build(config, result)
-            result.reuse.save(result.files)
-    for change in found:
-        echo(str(change))
-    added = sum(c.kind == "added" for c in found)
-    changed = sum(c.kind == "changed" for c in found)
-    removed = sum(c.kind == "removed" for c in found)
-    echo(f"{len(result.files)} files: {added} added, {changed} changed, {removed} removed")
-    if typecheck:
-        typecheck_project(config, echo)
-    return found
+        staged: Staging | None = None
+        try:
+            result = render_tree(
+                config,
+                cache_dir,
+                strict=strict,
+                echo=echo,
+                verifier=verifier,
+                models_worker=models_worker,
+            )
+            with stage("compare with the output"):
+                old = existing_files(config.output, last_outputs(config) if use_cache else None)
+                kept: dict[str, list[Any]] = {}  # the files left as they were
+                found = changes(old, result.files, kept)
+            # the new files are written beside the output while the probes check them; moved
+            # into place (a rename each) only when they pass
+            with stage("write (staged)"):
+                staged = Staging(config.output, result.files, found)
+            with stage("verify"):
+                echo(verifier.check(result.files))
+            verifier.remember()
+            with stage("write"):
+                staged.commit()
+        finally:
+            verifier.close()
+            if staged is not None:
+                staged.discard()
+        if use_cache:
+            with stage("remember"):
+                remember_build(config, result, kept)
+                result.reuse.save(result.files)
+        for change in found:
+            echo(str(change))
+        added = sum(c.kind == "added" for c in found)
+        changed = sum(c.kind == "changed" for c in found)
+        removed = sum(c.kind == "removed" for c in found)
+        echo(f"{len(result.files)} files: {added} added, {changed} changed, {removed} removed")
+        if typecheck:
+            typecheck_project(config, echo)
+        return found
 
 
 def check(

@@ -84,11 +84,16 @@ class Change:
         return f"{self.kind:8} {self.path} (+{self.added} -{self.removed})"
 
 
-def changes(old: Mapping[str, bytes], new: dict[str, str]) -> list[Change]:
+def changes(
+    old: Mapping[str, bytes], new: dict[str, str], kept: dict[str, list[object]] | None = None
+) -> list[Change]:
+    """What writing `new` over `old` changes; `kept` gets each file left as it is, with its
+    record entry (sha-256 and `stat_key`, what `remember_build` records) when `old` is the
+    output on disk: not hashed nor looked at again."""
     out = []
     for path in sorted(set(old) | set(new)):
         data = new[path].encode("utf-8") if path in new else b""
-        if path in old and path in new and _same(old, path, data):
+        if path in old and path in new and _same(old, path, data, kept):
             continue
         if path not in old:
             out.append(Change("added", path, len(new[path].splitlines()), 0))
@@ -138,9 +143,16 @@ def _middles(old: bytes, new: bytes) -> tuple[bytes, bytes]:
     return old[start:cut], new[start : len(new) - kept]
 
 
-def _same(old: Mapping[str, bytes], path: str, data: bytes) -> bool:
+def _same(
+    old: Mapping[str, bytes], path: str, data: bytes, kept: dict[str, list[object]] | None
+) -> bool:
     if isinstance(old, OutputFiles):
-        return old.digest(path) == hashlib.sha256(data).hexdigest()
+        digest = hashlib.sha256(data).hexdigest()
+        if old.digest(path) != digest:
+            return False
+        if kept is not None:
+            kept[path] = [digest, *stat_key(old.stats[path])]
+        return True
     return old[path] == data
 
 

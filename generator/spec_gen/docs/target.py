@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import re
 from functools import partial
+from typing import Any
 
 from markupsafe import Markup
 
 from ..core.naming import module_name
-from ..ir import Api
+from ..ir import Api, Tag
 from ..targets import Target
+from ..targets.client.facts import status_errors
+from ..targets.client.resources import client_views
+from ..targets.unit_keys import IrKeys, SchemaClosure, digest, op_links
 from ..targets.units import Units, path_item, unit_key
 from . import DocsSettings, build_site
 from .markup import Anchors, html_blocks, html_text, md_cell, md_text, op_anchors
+from .operations import uses_lifecycle
 
 HTML_PAGE = "index.html"
 
@@ -27,14 +32,22 @@ def render_docs(
     units = units or Units(None)
     keys: dict[str, str] = {}
     kept: dict[str, tuple[str, str]] = {}  # tag module -> its page and HTML section, kept
+    anchors = Anchors(
+        {op.operation_id: module_name(op.tag) for op in api.operations}, op_anchors(api)
+    )
     if units.enabled:
-        # the tag templates read `tag` (its operations' docs: their own nodes and the schemas
-        # they reach), the anchors of every operation and the header
-        scope = units.scope(api.document, "docs", target, sorted(api.enum_classes), settings)
+        # the tag templates read `tag` (its operations' docs: what targets/unit_keys.py
+        # names), the anchors and the header
         prints = units.fingerprints(api.document)
+        facts = docs_facts(api, settings)
+        scope = units.scope_of("docs", target.header, settings, facts, prints.narrow)
+        views = client_views(api, set(api.schemas), settings.env_prefix)
+        closure = SchemaClosure(api)
+        table = settings.schemes(api)  # the credentials of every scheme
         for ir_tag in api.tags:
             pointers = {path_item(op.path) for op in ir_tag.operations}
             own = prints.reach([*pointers, *prints.tag_nodes([ir_tag.name])])
+            own += docs_unit(table, ir_tag, views, units.keys, closure, anchors)
             keys[ir_tag.module] = unit_key(scope, ir_tag.module, own)
             page, section = (
                 units.kept(keys[ir_tag.module] + "md"),
@@ -43,9 +56,6 @@ def render_docs(
             if page is not None and section is not None:
                 kept[ir_tag.module] = (page, section)
     site = build_site(api, settings, light=kept)
-    anchors = Anchors(
-        {op.operation_id: module_name(op.tag) for op in api.operations}, op_anchors(api)
-    )
     ctx = {**target.context(api), "site": site, "header_md": target.header.lstrip("# ")}
 
     def markdown(name: str, depth: int, **extra: object) -> str:
@@ -78,6 +88,41 @@ def render_docs(
         files[f"guides/{guide.slug}.md"] = markdown("docs/guide.md.j2", 1, guide=guide)
     files[HTML_PAGE] = target.render("docs/index.html.j2", **ctx, **html, tag_html=sections)
     return files
+
+
+def docs_facts(api: Api, settings: DocsSettings) -> str:
+    """What every docs page's layout reads of the whole API."""
+    return digest(
+        uses_lifecycle(api),
+        settings.primary(api),
+        settings.base_url(api),
+        status_errors(api),
+        api.default_security,
+    )
+
+
+def docs_unit(
+    table: dict[str, Any],
+    tag: Tag,
+    views: dict[str, Any],
+    keys: IrKeys,
+    closure: SchemaClosure,
+    anchors: Anchors,
+) -> str:
+    """The IR-side part of a tag's docs page key (targets/unit_keys.py): its IR and views, the
+    credentials of the schemes its operations name (`table`), the anchors of the operations
+    it and its texts link to, the model classes its operations reach."""
+    ops = tag.operations
+    own_views = [views.get(op.operation_id) for op in ops]
+    classes, links = keys.reached([*ops, *(v for v in own_views if v is not None)])
+    links |= set(op_links(tag.description)) | {op.operation_id for op in ops}
+    names = sorted({name for op in ops for alt in op.security for name in alt})
+    return digest(
+        keys.digest(tag, own_views),
+        [(name, table.get(name)) for name in names],
+        [(i, anchors.op_tags.get(i), anchors.op_ids.get(i)) for i in sorted(links)],
+        closure.of(classes),
+    )
 
 
 def tidy_markdown(text: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -272,12 +273,19 @@ def bundle_findings(bundle: Bundle) -> list[Finding]:
 
 
 def locate_findings(
-    bundle: Bundle, raw: list[RawFinding], relative_to: Path, extra: list[Finding] | None = None
+    bundle: Bundle,
+    raw: list[RawFinding],
+    relative_to: Path,
+    extra: list[Finding] | None = None,
+    known: Mapping[str, tuple[Path, int, int]] | None = None,
 ) -> list[Finding]:
+    """The findings at file:line:column (`known`: pointers already looked up, build/located.py)."""
     source_map = SourceMap(bundle)
     located: set[Finding] = set()
+    known = known or {}
     for finding in raw:
-        file, line, column = source_map.locate(finding.pointer)
+        position = known.get(finding.pointer)
+        file, line, column = position or source_map.locate(finding.pointer)
         where = f" (at {finding.pointer})" if finding.pointer else ""
         located.add(
             Finding(

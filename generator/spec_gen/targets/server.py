@@ -10,7 +10,7 @@ from ..core.naming import constant_name, is_snake_identifier, unique
 from ..ir import Api, Operation
 from . import Target
 from .render import names_in
-from .units import Units, path_item, unit_key
+from .units import Units, unit_key
 
 
 @dataclass(frozen=True)
@@ -134,14 +134,10 @@ def render_server(target: Target, api: Api, units: Units | None = None) -> dict[
     }
     scope = ""
     if units.enabled:  # the tag templates read `tag`, `models`, `header`, `handler_credentials`
-        scope = units.scope(api.document, "server", target, sorted(api.enum_classes))
-        prints = units.fingerprints(api.document)
+        scope = units.scope_of("server", target.header, target.handler_credentials)
     for tag in api.tags:
         models = used_models(tag.operations, known)
-        own = ""
-        if units.enabled:
-            pointers = {path_item(op.path) for op in tag.operations}
-            own = prints.reach([*pointers, *prints.tag_nodes([tag.name])])
+        own = units.keys.digest(tag, models) if units.enabled else ""  # targets/unit_keys.py
         for kind, template in (
             ("interfaces", "api/interfaces/tag.py.j2"),
             ("routers", "api/routers/tag.py.j2"),

@@ -2,26 +2,21 @@
 modules, a client resource module, a tag's docs page and HTML section) reused from the last
 build when none of its inputs changed.
 
-A unit's key is the hash of two parts:
+A unit's key is the hash of its target's *scope* (`scope_of`: what the caller says the output
+depends on beyond the document, the generator's sources, the templates, the tools' versions,
+the settings; and what the target adds: its header, its settings) and of the unit's *own*
+part: the values its template is given (targets/unit_keys.py), and for a docs page also the
+nodes its path items and tags reach by local references (`Fingerprints.reach`: `"#/..."`
+strings, `$ref`s and discriminator mappings, transitively, each with its descriptions) and
+the document without its paths, tags and the components those references reach
+(`Fingerprints.narrow`). An edit renders again only the units whose values it changes: an
+operation added, a field, a scheme, a description reach the units that read them.
 
-- the *global* part, shared by every unit of a target: what the caller says the output
-  depends on beyond the document (the generator's sources, the templates, the tools'
-  versions, the settings), what the target adds (its package names, dependencies, the enum
-  classes the models wrote), and the whole document with the `description` strings under
-  `paths`, `components/schemas` and `tags` left out: every name, type, extension, server,
-  security scheme, shared component and summary is in it, so an edit of any of them renders
-  every unit again;
-- the unit's *own* part: the path items of its operations, its tags' objects, and every node
-  their local references (`"#/..."` strings: `$ref`s, discriminator mappings) reach,
-  transitively, each with its descriptions; plus whatever else the caller names (the
-  client's namespace docstrings, which come from tags by name).
-
-A description is read only where its node is: the unit's own operations, the schemas they
-reach (the IR's hoisted classes and variants are made from those nodes) and its tags. The
-pages that gather descriptions from the whole document (indexes, guides, the overview,
-`status_docs`) are not units: they are rendered on every build. The unit templates read only
-the variables the renderers pass them (tests/generator/build/test_incremental.py pins them);
-with templates of the project's own folder, nothing is reused (they may read anything).
+The pages that gather the whole API (indexes, guides, the overview, `status_docs`, the
+operations and security modules) are not units: they are rendered on every build. The unit
+templates read only the variables the renderers pass them (tests/generator/targets/
+test_units.py pins them); with templates of the project's own folder, nothing is reused
+(they may read anything).
 
 The texts live in `.spec-gen-cache/units/`, one file per key, written when rendered; `units.json`
 names the keys the last two builds used, and `save` removes the others.
@@ -38,27 +33,29 @@ from typing import Any
 
 from ..document.pointer import resolve_pointer
 from ..document.refs import ref_pointer
+from .unit_keys import IrKeys
 
 UNITS_DIR = "units"
 RECORD = "units.json"
 PIECES = "indented.json"  # path items and schemas as the indented document writes them
 
-# `"description": "<string>"` in compact JSON, with the `{` or `,` before it and a `,` after
-# it: the object reads as it would without the key, wherever it was (`_undescribed`); inside
-# a JSON string a quote is always escaped, so this matches only a key and its string value
-_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-_DESCRIPTION = re.compile(rf'([{{,])"description":{_STRING}(,?)')
+# the components a unit reads only where a path item's references reach them (`reach`), or,
+# the security schemes, through the IR (the schemes its operations name: targets/unit_keys.py)
+REACHED = frozenset(
+    (
+        "schemas",
+        "parameters",
+        "responses",
+        "requestBodies",
+        "headers",
+        "examples",
+        "links",
+        "callbacks",
+        "pathItems",
+        "securitySchemes",
+    )
+)
 _LOCAL_REF = re.compile(r'"(#/[^"\\]*(?:\\.[^"\\]*)*)"')
-
-
-def _undescribed(text: str) -> str:
-    return _DESCRIPTION.sub(_beside, text)
-
-
-def _beside(match: re.Match[str]) -> str:
-    """`{"description":"x",` -> `{`; `,"description":"x",` -> `,`; `,"description":"x"}` -> `}`."""
-    before, after = match.group(1), match.group(2)
-    return before if before == "{" else after
 
 
 def _dumps(value: Any) -> str:
@@ -76,34 +73,27 @@ class Fingerprints:
         self.document = document
         self._nodes: dict[str, tuple[str, list[str]]] = {}  # pointer -> (hash, local refs)
         self._reached: dict[tuple[str, ...], str] = {}  # the targets ask for the same tags
-        digest = hashlib.sha256()
+        narrow = hashlib.sha256()  # the document without paths, tags and reached components
         for key, value in document.items():
-            digest.update(_dumps(key).encode())
+            narrow.update(_dumps(key).encode())
             if key == "paths" and isinstance(value, dict):
                 for path, item in value.items():
-                    digest.update(_dumps(path).encode())
-                    digest.update(self._stripped(f"/paths/{_token(path)}", item).encode())
+                    self._remember(f"/paths/{_token(path)}", item)
             elif key == "components" and isinstance(value, dict):
                 for kind, members in value.items():
-                    digest.update(_dumps(kind).encode())
                     if kind == "schemas" and isinstance(members, dict):
                         for name, schema in members.items():
-                            digest.update(_dumps(name).encode())
-                            pointer = f"/components/schemas/{_token(name)}"
-                            digest.update(self._stripped(pointer, schema).encode())
-                    else:
-                        digest.update(_dumps(members).encode())
-            elif key == "tags":
-                digest.update(_undescribed(_dumps(value)).encode())
-            else:
-                digest.update(_dumps(value).encode())
-        self.skeleton = digest.hexdigest()
+                            self._remember(f"/components/schemas/{_token(name)}", schema)
+                    elif kind not in REACHED:
+                        narrow.update(_dumps(kind).encode() + _dumps(members).encode())
+            elif key != "tags":
+                narrow.update(_dumps(value).encode())
+        self.narrow = narrow.hexdigest()
 
-    def _stripped(self, pointer: str, node: Any) -> str:
-        """The node's text without descriptions; the node remembered for `reach`."""
+    def _remember(self, pointer: str, node: Any) -> None:
+        """The node's hash and local refs, for `reach` and `node_hash`."""
         text = _dumps(node)
         self._nodes[pointer] = (_sha(text), _refs(text))
-        return _undescribed(text)
 
     def node_hash(self, pointer: str) -> str:
         return self._node(pointer)[0]
@@ -201,6 +191,7 @@ class Units:
         self.rendered: dict[str, int] = {}  # kind -> units rendered this build
         self.reused: dict[str, int] = {}  # kind -> units read back
         self._prints: tuple[int, Fingerprints] | None = None
+        self.keys = IrKeys()  # the IR values' hashes, shared by the targets (unit_keys.py)
         self._pieces: dict[str, str] | None = None  # node hash -> its indented text, last builds
         self._pieces_used: dict[str, str] = {}
         self._pieces_last: list[str] = []
@@ -215,10 +206,10 @@ class Units:
             self._prints = (id(document), Fingerprints(document))
         return self._prints[1]
 
-    def scope(self, document: dict[str, Any], *extra: Any) -> str:
-        """The global part of a target's keys: the context, the document's skeleton, `extra`."""
-        prints = self.fingerprints(document)
-        return _sha(_dumps([self.context, prints.skeleton, repr(extra)]))
+    def scope_of(self, *extra: Any) -> str:
+        """The global part of a target's keys keyed on what its units read (not the document):
+        the context and `extra`."""
+        return _sha(_dumps([self.context, repr(extra)]))
 
     def text(self, kind: str, key: str, render: Callable[[], str]) -> str:
         """The unit's text: read back when a build rendered it under `key`, else rendered."""

@@ -10,7 +10,7 @@ from ...core.naming import snake, unique
 from ...ir import Api, Operation, Param
 from .. import Target
 from ..render import names_in
-from ..units import Units, path_item, unit_key
+from ..units import Units, unit_key
 from . import wire as client_wire
 from .answers import data_annotation, plain_answer
 from .auth import Scheme, primary_scheme, schemes, token_param
@@ -418,21 +418,18 @@ def render_client(
         files[f"{pkg}/testing.py"] = target.render("client/testing.py.j2", **ctx)
     uses: dict[str, set[str]] = {}  # operationId (unique) -> the model classes it names
     scope = ""
-    if units.enabled:
-        extra = ("client", target, sorted(api.enum_classes), env_prefix, testing)
-        scope = units.scope(api.document, *extra)
-        prints = units.fingerprints(api.document)
+    if units.enabled:  # the template reads `root`, `views` of its operations, `header` and
+        scope = units.scope_of("client", target.header)  # what is made of them below
     for root in roots:
         used: set[str] = set()
         root_views = [views[op.operation_id] for ns in root.all() for op in ns.operations]
         for view in root_views:
             uses[view.op.operation_id] = models_used(view, known) & known
             used |= uses[view.op.operation_id]
+        op_models = {v.op.operation_id: sorted(uses[v.op.operation_id]) for v in root_views}
         own = ""
-        if units.enabled:  # the template reads `root`, `views` of its operations, `header`
-            ops = [op for ns in root.all() for op in ns.operations]
-            docs = [(ns.path, ns.doc, ns.class_name) for ns in root.all()]  # tags' by name
-            own = prints.reach({path_item(op.path) for op in ops}) + repr(docs)
+        if units.enabled:  # targets/unit_keys.py
+            own = units.keys.digest(root, root_views, sorted(used & known), op_models)
         files[f"{pkg}/resources/{root.module}.py"] = units.text(
             "client",
             unit_key(scope, root.module, own),
@@ -442,7 +439,7 @@ def render_client(
                 **ctx,
                 root=root,
                 models=sorted(used & known),
-                op_models={v.op.operation_id: sorted(uses[v.op.operation_id]) for v in root_views},
+                op_models=op_models,
                 root_overload=any(v.required_fields for v in root_views),
                 root_literal=any(
                     v.accept_arg or any("Literal[" in f.annotation for f in v.fields)
