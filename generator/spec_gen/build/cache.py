@@ -65,13 +65,9 @@ def cached_models(
     """What `generated_models` made last for the same schemas, tool and modules shaping its
     output; None when it must run. Read by the build's own process, so the models worker
     (warming datamodel-code-generator up meanwhile) is only waited for when it must run."""
-    from .models_cache import assembled_from_cache
-
     cached = _models_entry(document, header, cache_dir)
-    if cached is None:
+    if cached is None or not cached.is_file():  # the worker reads the pieces kept per class
         return None
-    if not cached.is_file():
-        return assembled_from_cache(document, header, cache_dir)
     kept = json.loads(cached.read_text(encoding="utf-8"))
     return kept["source"], kept["notes"], kept["depth"]
 

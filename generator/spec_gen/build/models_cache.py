@@ -131,28 +131,6 @@ def _header(document: dict[str, Any], header: str) -> str:
     return f"{header}\n{note}" if note else header
 
 
-def assembled_from_cache(
-    document: dict[str, Any], header: str, cache_dir: Path | None
-) -> tuple[str, list[str], int] | None:
-    """The models module assembled from kept pieces when every class has one, else None."""
-    from ..targets.models.pieces import assembled
-
-    schemas = document["components"]["schemas"]
-    if cache_dir is None or not schemas or not (cache_dir / CLASSES).is_file():
-        return None
-    with stage("models: class keys"):
-        keys = class_keys(schemas, _base(header))
-    kept = _load(cache_dir)
-    if not all(key in kept["pieces"] for key in keys.values()):
-        return None
-    pieces = {name: kept["pieces"][key] for name, key in keys.items()}
-    mark(f"models: 0 of {len(schemas)} classes generated")
-    with stage("models: assemble"):
-        made = assembled(pieces, list(schemas), _header(document, header))
-    _save(cache_dir, kept, keys)
-    return made
-
-
 def generated_per_class(
     document: dict[str, Any], header: str, cache_dir: Path | None
 ) -> tuple[str, list[str], int]:
@@ -170,7 +148,9 @@ def generated_per_class(
     pieces = {name: kept["pieces"][key] for name, key in keys.items() if key in kept["pieces"]}
     missing = [name for name in schemas if name not in pieces]
     made = None
-    if missing and len(missing) < len(schemas):
+    if not missing:
+        mark(f"models: 0 of {len(schemas)} classes generated")
+    elif len(missing) < len(schemas):
         wanted = closure(missing, dependencies(schemas))
         names = [name for name in schemas if name in wanted]
         part = {**document, "components": {"schemas": {n: schemas[n] for n in names}}}
@@ -178,7 +158,7 @@ def generated_per_class(
         made = split(source, names, notes)
         if made is not None:
             mark(f"models: {len(names)} of {len(schemas)} classes generated")
-    if missing and made is None:
+    if missing and made is None:  # a cold build, or a run that did not split
         source, notes, depth = run_datamodel_codegen(document, header)
         made = split(source, list(schemas), notes)
         if made is None:  # not made of the schemas' classes alone: the module as written

@@ -8,7 +8,9 @@ the component they sit in (a function of the document alone), so that each class
 writes is a schema of the models document and can be generated apart (build/models_cache.py):
 
 - a ref into a schema's inside (`#/components/schemas/Tag/allOf/0`): the schema there
-  becomes a component (`TagAllOf0`), referred to from where it was and by every such ref;
+  becomes a component (`TagAllOf0`), referred to from where it was (the tool made a class
+  of it too: `Tag(TagAllOf0)` where it wrote `Tag` with the fields of both) and by every
+  such ref;
 - a oneOf/anyOf member the tool writes as a class (an object with properties, an enum, a
   constrained string or number): a component (`WebhookDeliveryCompletedAt`; numbered
   when the union has several). A member that
@@ -153,16 +155,46 @@ def _kinds(schema: dict[str, Any]) -> set[Any]:
     return {k for k in (kinds if isinstance(kinds, list) else [kinds]) if k is not None} - {"null"}
 
 
+# the keywords of a member that only describes (`allOf: [{$ref: X}, {description: ...}]` is X)
+_ANNOTATIONS = frozenset(
+    {
+        "description",
+        "title",
+        "examples",
+        "example",
+        "default",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+    }
+)
+
+
+def _annotation(member: Any) -> bool:
+    return isinstance(member, dict) and all(
+        k in _ANNOTATIONS or str(k).startswith("x-") for k in member
+    )
+
+
 def _classed(schema: Any, where: str) -> bool:
     """Whether the tool writes an inline schema as a class of its own: an object with
     properties, an enum; as a union member or an array's items also a constrained string or
-    number; as a union member also an array with constraints of its own."""
-    if not isinstance(schema, dict) or "$ref" in schema:
+    number; as a union member also an array with constraints of its own; anywhere an allOf
+    of more than one schema (a member that only describes not counted), a ref with a `type` beside; as an array's items a union with a
+    discriminator."""
+    if not isinstance(schema, dict):
         return False
+    if "$ref" in schema:  # a `type` beside it: a class of its own, named after the property
+        return "type" in schema
     if isinstance(schema.get("properties"), dict) and schema["properties"]:
         return True
     if isinstance(schema.get("enum"), list):
         return True
+    members = schema.get("allOf")
+    if isinstance(members, list) and sum(not _annotation(m) for m in members) > 1:
+        return True  # a class extending its members, or a RootModel of their constraints
+    if where == "items" and "discriminator" in schema and ("oneOf" in schema or "anyOf" in schema):
+        return True  # a list of a discriminated union: a RootModel of the union
     if where == "property":
         return False
     scalar = _kinds(schema)

@@ -81,16 +81,35 @@ def split(source: str, names: Iterable[str], notes: list[str]) -> dict[str, Piec
         return None
     words = {note: set(_WORD.findall(note)) for note in notes}
     for name, piece in pieces.items():
-        used = {
-            n.id for stmt in statements[name] for n in ast.walk(stmt) if isinstance(n, ast.Name)
-        }
+        own = _read(statements[name][0])
+        used = own.union(*map(_read, statements[name][1:]))
         piece["imports"] = sorted(imported[n] for n in used if n in imported)
         # every name its statement reads (the classes among them are picked when assembled:
         # a piece's text, and so its names, do not depend on the run that made it)
-        own = {n.id for n in ast.walk(statements[name][0]) if isinstance(n, ast.Name)}
-        piece["refers"] = sorted(own - set(imported) - {name})
+        piece["refers"] = sorted(own - imported.keys() - {name})
         piece["notes"] = [n for n in notes if name in words[n] or not words[n] & wanted]
     return pieces
+
+
+def _read(stmt: ast.stmt) -> set[str]:
+    """The names a statement reads (`ast.walk`'s nodes, walked here at half its cost)."""
+    found: set[str] = set()
+    stack: list[Any] = [stmt]
+    name, constant, load, tree = ast.Name, ast.Constant, ast.Load, ast.AST
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is name:
+            if type(node.ctx) is load:  # not a field's or an enum member's own name
+                found.add(node.id)
+        elif kind is not constant:
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if isinstance(value, list):
+                    stack.extend(v for v in value if isinstance(v, tree))
+                elif isinstance(value, tree):
+                    stack.append(value)
+    return found
 
 
 def _called_on(stmt: ast.stmt) -> str | None:
