@@ -46,11 +46,10 @@ _ARRAY_CONSTRAINTS = ("minItems", "maxItems", "uniqueItems")
 
 def named(document: dict[str, Any]) -> dict[str, Any]:
     """`document` (a models document) with the schemas the tool would name hoisted."""
-    schemas: dict[str, Any] = document["components"]["schemas"]
-    pointers = _deep_refs(schemas)
-    if not pointers and not _has_members(schemas):
-        return document
-    schemas = copy.deepcopy(schemas)
+    schemas: dict[str, Any] = dict(document["components"]["schemas"])
+    pointers, holders = _deep_refs(schemas)
+    for owner in {_owner(p) for p in pointers} & schemas.keys():  # edited in place below
+        schemas[owner] = copy.deepcopy(schemas[owner])
     taken = set(schemas)
     hoisted: dict[str, list[tuple[str, Any]]] = {}  # owner -> [(name, schema)]
     renamed: dict[str, str] = {}
@@ -69,7 +68,7 @@ def named(document: dict[str, Any]) -> dict[str, Any]:
         parent[key] = {"$ref": target}
         renamed[pointer] = target
     if renamed:
-        schemas = _refs_renamed(schemas, renamed)
+        schemas.update({name: _refs_renamed(schemas[name], renamed) for name in holders})
         hoisted = {o: [(n, _refs_renamed(s, renamed)) for n, s in h] for o, h in hoisted.items()}
     for owner in list(schemas):
         found: list[tuple[str, Any]] = []
@@ -86,11 +85,17 @@ def named(document: dict[str, Any]) -> dict[str, Any]:
     return {**document, "components": {**document["components"], "schemas": out}}
 
 
-def _deep_refs(schemas: dict[str, Any]) -> list[str]:
-    """The refs into a schema's inside, each once, in the document's order."""
+def _owner(pointer: str) -> str:
+    return unescape_pointer_token(pointer[len(SCHEMA_REF) :].split("/")[0])
+
+
+def _deep_refs(schemas: dict[str, Any]) -> tuple[list[str], set[str]]:
+    """The refs into a schema's inside, each once, in the document's order, and the
+    schemas holding one."""
     found: dict[str, None] = {}
 
-    def walk(node: Any) -> None:
+    def walk(node: Any) -> bool:
+        held = False
         if isinstance(node, dict):
             ref = node.get("$ref")
             if (
@@ -99,14 +104,16 @@ def _deep_refs(schemas: dict[str, Any]) -> list[str]:
                 and "/" in ref[len(SCHEMA_REF) :]
             ):
                 found[ref] = None
+                held = True
             for value in node.values():
-                walk(value)
+                held = walk(value) or held
         elif isinstance(node, list):
             for value in node:
-                walk(value)
+                held = walk(value) or held
+        return held
 
-    walk(schemas)
-    return list(found)
+    holders = {name for name, schema in schemas.items() if walk(schema)}
+    return list(found), holders
 
 
 def _parent(node: Any, path: list[str]) -> tuple[Any, Any]:
@@ -135,19 +142,6 @@ def _refs_renamed(node: Any, renamed: dict[str, str]) -> Any:
     if isinstance(node, list):
         return [_refs_renamed(v, renamed) for v in node]
     return node
-
-
-def _has_members(node: Any) -> bool:
-    if isinstance(node, dict):
-        return (
-            "oneOf" in node
-            or "anyOf" in node
-            or "allOf" in node
-            or any(_has_members(v) for v in node.values())
-        )
-    if isinstance(node, list):
-        return any(_has_members(v) for v in node)
-    return False
 
 
 def _kinds(schema: dict[str, Any]) -> set[Any]:
