@@ -215,3 +215,24 @@ def test_a_class_comes_after_the_classes_it_names_outside_a_cycle() -> None:
         elif isinstance(stmt, ast.Expr):
             called = stmt.value.func.value  # type: ignore[attr-defined]
             assert called.id in defined, ast.unparse(stmt)
+
+
+def test_a_document_whose_run_does_not_split_is_generated_whole(tmp_path: Path) -> None:
+    """A map of constrained strings: the tool names an alias of its own for the values
+    (`MAdditionalProperty = TypeAliasType(...)`), which no schema is; the module is the
+    tool's, as written, and nothing is kept per class."""
+    from spec_gen.targets.models.run import run_datamodel_codegen
+
+    values = {"type": "string", "maxLength": 3}
+    schemas = {
+        "A": {
+            "type": "object",
+            "properties": {"m": {"type": "object", "additionalProperties": values}},
+        }
+    }
+    document = {"openapi": "3.1.0", "info": {"title": "t", "version": "0"}, "paths": {}}
+    document["components"] = {"schemas": schemas}
+    whole = run_datamodel_codegen(document, "# h")
+    assert "TypeAliasType" in whole[0]
+    assert generated_per_class(document, "# h", tmp_path) == whole
+    assert not (tmp_path / "classes.json").exists()
