@@ -67,6 +67,14 @@ class ValidationErrorItem(BaseModel):
     """
 
 
+class ValidationError(BaseModel):
+    """
+    Body of a 422 response (body or parameter validation failure).
+    """
+
+    detail: list[ValidationErrorItem]
+
+
 class NaiveTimestamp(RootModel[str]):
     root: Annotated[
         str,
@@ -1321,7 +1329,7 @@ class WebhookListResponse(BaseModel):
     data: list[Webhook]
 
 
-class CompletedAt(RootModel[str]):
+class WebhookDeliveryCompletedAt(RootModel[str]):
     root: Annotated[
         str,
         Field(
@@ -1368,7 +1376,7 @@ class WebhookDelivery(BaseModel):
     """
     Timestamp, ISO 8601 without zone (e.g. 2024-05-01T12:30:00 or 2024-05-01T12:30:00.123456).
     """
-    completed_at: CompletedAt | None
+    completed_at: WebhookDeliveryCompletedAt | None
     """
     Completion timestamp; null while the delivery is pending (nullability provisional).
     """
@@ -1541,11 +1549,3 @@ class JwkSet(BaseModel):
     """
 
     keys: list[Jwk]
-
-
-class ValidationError(BaseModel):
-    """
-    Body of a 422 response (body or parameter validation failure).
-    """
-
-    detail: list[ValidationErrorItem]

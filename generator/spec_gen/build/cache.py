@@ -6,7 +6,9 @@ each keyed by content hashes (timestamps play no part):
   as written, so a rebuild with nothing changed returns at once (this module imports none of
   the generator for it) and a rebuild reads back only the output files written since;
 - `valid-<hash>`: the document openapi-spec-validator last found clean;
-- `models-<hash>.json`: datamodel-code-generator's last models module, its notes and depth;
+- `models-<hash>.json`: the last models module, its notes and depth;
+- `classes.json`: the models module's pieces, one per class, of the last two builds
+  (build/models_cache.py);
 - `parsed.json`: the YAML files of the spec the last build parsed, by the hash of their text.
 
 Only the newest entry of each kind is kept.
@@ -66,7 +68,7 @@ def cached_models(
     output; None when it must run. Read by the build's own process, so the models worker
     (warming datamodel-code-generator up meanwhile) is only waited for when it must run."""
     cached = _models_entry(document, header, cache_dir)
-    if cached is None or not cached.is_file():
+    if cached is None or not cached.is_file():  # the worker reads the pieces kept per class
         return None
     kept = json.loads(cached.read_text(encoding="utf-8"))
     return kept["source"], kept["notes"], kept["depth"]
@@ -79,9 +81,9 @@ def generated_models(
     (a ref it could not follow, ...) and the longest chain of its classes pydantic may build
     one inside the other (targets/models/depth.py), remembered in the cache (`cached_models`
     reads it). Runs in the models worker."""
-    from ..targets.models.run import run_datamodel_codegen
+    from .models_cache import generated_per_class
 
-    source, notes, depth = run_datamodel_codegen(document, header)
+    source, notes, depth = generated_per_class(document, header, cache_dir)
     cached = _models_entry(document, header, cache_dir)
     if cached is not None:
         keep_only(cached.parent, "models-*")

@@ -61,9 +61,9 @@ if TYPE_CHECKING:
     )
     from ._dashboard_stats import DashboardStats as DashboardStats
     from ._dashboard_stats import DashboardStatsResponse as DashboardStatsResponse
-    from ._delivery_status import CompletedAt as CompletedAt
     from ._delivery_status import DeliveryStatus as DeliveryStatus
     from ._delivery_status import WebhookDelivery as WebhookDelivery
+    from ._delivery_status import WebhookDeliveryCompletedAt as WebhookDeliveryCompletedAt
     from ._delivery_status import WebhookDeliveryListResponse as WebhookDeliveryListResponse
     from ._email_address_verify_request import EmailAddressVerification as EmailAddressVerification
     from ._email_address_verify_request import (
@@ -189,7 +189,6 @@ _HOMES: dict[str, str] = {
     "ColumnValues": "_column_values_request",
     "ColumnValuesRequest": "_column_values_request",
     "ColumnValuesResponse": "_column_values_request",
-    "CompletedAt": "_delivery_status",
     "ConflictResolution": "_conflict_resolution",
     "ContactCreateRequest": "_contact_create_request",
     "ContactListResponse": "_contact_list_response",
@@ -266,6 +265,7 @@ _HOMES: dict[str, str] = {
     "Webhook": "_webhook",
     "WebhookCreateRequest": "_webhook_with_secret",
     "WebhookDelivery": "_delivery_status",
+    "WebhookDeliveryCompletedAt": "_delivery_status",
     "WebhookDeliveryListResponse": "_delivery_status",
     "WebhookEventInfo": "_webhook_event_info",
     "WebhookEventKind": "_webhook_event_kind",

@@ -26,7 +26,7 @@ class DeliveryStatus(StrEnum):
         return open_member(cls, value)
 
 
-class CompletedAt(RootModel[str]):
+class WebhookDeliveryCompletedAt(RootModel[str]):
     root: Annotated[
         str,
         Field(
@@ -73,7 +73,7 @@ class WebhookDelivery(BaseModel):
     """
     Timestamp, ISO 8601 without zone (e.g. 2024-05-01T12:30:00 or 2024-05-01T12:30:00.123456).
     """
-    completed_at: CompletedAt | None
+    completed_at: WebhookDeliveryCompletedAt | None
     """
     Completion timestamp; null while the delivery is pending (nullability provisional).
     """

@@ -40,6 +40,14 @@ class ValidationErrorItem(BaseModel):
     """
 
 
+class ValidationError(BaseModel):
+    """
+    Body of a 422 response (body or parameter validation failure).
+    """
+
+    detail: list[ValidationErrorItem]
+
+
 class NaiveTimestamp(RootModel[str]):
     root: Annotated[
         str,
@@ -64,11 +72,3 @@ class EntityType(StrEnum):
     @classmethod
     def _missing_(cls, value: object) -> object:
         return open_member(cls, value)
-
-
-class ValidationError(BaseModel):
-    """
-    Body of a 422 response (body or parameter validation failure).
-    """
-
-    detail: list[ValidationErrorItem]

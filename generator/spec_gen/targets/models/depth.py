@@ -47,6 +47,11 @@ def build_depth_of(tree: ast.Module) -> int:
             found = _names(stmt, wanted)
             for name in names:
                 refers[name] |= found - {name}  # a class refers to itself when created
+    return depth_of(order, refers)
+
+
+def depth_of(order: list[str], refers: dict[str, set[str]]) -> int:
+    """`build_depth` of the classes defined in `order`, each referring to `refers[name]`."""
     # complete when created: everything it refers to is defined before it and complete
     complete: set[str] = set()
     for name in order:

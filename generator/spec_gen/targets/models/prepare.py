@@ -32,6 +32,7 @@ from .keywords import (
     tool_directive,
     value_kind,
 )
+from .named import named
 
 
 def _is_primitive(schema: Any) -> bool:
@@ -76,14 +77,19 @@ def models_document(api: Api) -> dict[str, Any]:
     enums = frozenset(name for name, schema in schemas.items() if _plain_enum(schema))
     schemas = {name: _enum_extended(schema, enums) for name, schema in schemas.items()}
     schemas = {name: _enum_alias(schema, schemas) for name, schema in schemas.items()}
-    return {
-        "openapi": "3.1.0",
-        "info": {"title": api.title or "API", "version": api.version or "0"},
-        "paths": {},
-        "components": {
-            "schemas": {name: model_ready(schema, never, types) for name, schema in schemas.items()}
-        },
-    }
+    # every class named here, none by datamodel-code-generator (named.py)
+    return named(
+        {
+            "openapi": "3.1.0",
+            "info": {"title": api.title or "API", "version": api.version or "0"},
+            "paths": {},
+            "components": {
+                "schemas": {
+                    name: model_ready(schema, never, types) for name, schema in schemas.items()
+                }
+            },
+        }
+    )
 
 
 _OWN_SHAPE = ("type", "$ref", "properties", "items", "allOf", "oneOf", "anyOf")

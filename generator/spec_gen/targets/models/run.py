@@ -77,7 +77,7 @@ def made_by() -> list[str]:
     here = Path(__file__).parent
     return [version("datamodel-code-generator")] + [
         hashlib.sha256((here / name).read_bytes()).hexdigest()
-        for name in ("run.py", "fix.py", "depth.py", "kept.py", "formats.py")
+        for name in ("run.py", "fix.py", "depth.py", "kept.py", "formats.py", "pieces.py")
     ]
 
 
@@ -115,7 +115,16 @@ def run_datamodel_codegen(
             raise refused from None
     assert isinstance(source, str)
     source, depth = post_processed(source)
-    schemas = document["components"]["schemas"]
+    note = module_note(document["components"]["schemas"])
+    if note:
+        first, _, rest = source.partition("\n")
+        source = f"{first}\n{note}\n{rest}"
+    return source, warning_notes(caught), depth
+
+
+def module_note(schemas: dict[str, Any]) -> str:
+    """The comment lines below the models module's header: why mypy's `assignment` errors
+    are off in it, when they are."""
     why = (
         "allOf members redeclare fields of the class they extend"
         if allof_overrides(schemas)
@@ -125,11 +134,7 @@ def run_datamodel_codegen(
         if union_defaults(schemas)
         else ""
     )
-    if why:
-        first, _, rest = source.partition("\n")
-        note = f'# {why}:\n# mypy: disable-error-code="assignment"'
-        source = f"{first}\n{note}\n{rest}"
-    return source, warning_notes(caught), depth
+    return f'# {why}:\n# mypy: disable-error-code="assignment"' if why else ""
 
 
 def _refusal(exc: Exception) -> ModelsRefused | None:

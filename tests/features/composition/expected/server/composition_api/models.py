@@ -15,6 +15,9 @@ class Node(BaseModel):
     children: list[Node] | None = None
 
 
+Node.model_rebuild()
+
+
 class Base(BaseModel):
     kind: str
     label: str | None = None
@@ -50,6 +53,9 @@ class NodeInput(BaseModel):
     children: list[NodeInput] | None = None
 
 
+NodeInput.model_rebuild()
+
+
 class AccountInput(BaseModel):
     email: str
     password: str | None = None
@@ -60,7 +66,3 @@ class AccountOutput(BaseModel):
     id: str | None = None
     email: str
     version: Literal[2] | None = None
-
-
-Node.model_rebuild()
-NodeInput.model_rebuild()

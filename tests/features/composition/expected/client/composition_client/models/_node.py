@@ -12,10 +12,12 @@ class Node(BaseModel):
     children: list[Node] | None = None
 
 
+Node.model_rebuild()
+
+
 class NodeInput(BaseModel):
     name: str
     children: list[NodeInput] | None = None
 
 
-Node.model_rebuild()
 NodeInput.model_rebuild()
