@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
+from ..document.openapi import SCHEMA_REF
 from ..ir import Api, Operation
 
-_SCHEMA_REF = re.compile(r"#/components/schemas/([^'\"\\/\s]*)")
+_SCHEMA_REFS = re.compile(re.escape(SCHEMA_REF) + r"([^'\"\\/\s]*)")
 _OP_LINK = re.compile(r"\(op:([^)\s'\"]*)\)")
 
 
@@ -144,7 +145,7 @@ def names_referred(text: str) -> list[str]:
     """The class names of the `#/components/schemas/<name>` refs in a text (as written and
     decoded: a name with `~1` or `%` escapes is looked up both ways)."""
     out = set()
-    for raw in _SCHEMA_REF.findall(text):
+    for raw in _SCHEMA_REFS.findall(text):
         out.add(raw)
         out.add(unquote(raw).replace("~1", "/").replace("~0", "~"))
     return sorted(out)
