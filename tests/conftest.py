@@ -33,17 +33,22 @@ _OWN_MYPY_CACHE = "SPEC_GEN_TESTS_OWN_MYPY_CACHE"
 
 # the modules that took longest in a whole run (junit times, `--junitxml`), longest first
 LONGEST_FIRST = (
+    "tests/contract/test_schemathesis.py",
     "tests/corpus/test_fidelity_large.py",
     "tests/generator/commands/test_own_spec.py",
-    "tests/typescript/test_typescript_e2e.py",
-    "tests/contract/test_schemathesis.py",
+    "tests/service/test_webhook_delivery.py",
+    "tests/client/test_client_retries.py",
+    "tests/docs/test_docs_browser.py",
+    "tests/service/test_suppressions.py",
+    "tests/service/test_webhook_authority.py",
     "tests/client/test_client_http.py",
-    "tests/corpus/test_corpus.py",
-    "tests/client/test_standalone_install.py",
-    "tests/generator/commands/test_init.py",
-    "tests/generator/diff/test_diff_generated.py",
+    "tests/contract/test_slow_clients.py",
     "tests/docs/test_docs_examples.py",
-    "tests/contract/test_hostile_input.py",
+    "tests/service/test_webhook_batched_delivery.py",
+    "tests/service/test_billable.py",
+    "tests/service/test_contacts.py",
+    "tests/generator/diff/test_diff_generated.py",
+    "tests/corpus/test_corpus.py",
 )
 
 
