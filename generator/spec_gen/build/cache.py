@@ -7,6 +7,8 @@ each keyed by content hashes (timestamps play no part):
   the generator for it) and a rebuild reads back only the output files written since;
 - `valid-<hash>`: the document openapi-spec-validator last found clean;
 - `models-<hash>.json`: the last models module, its notes and depth;
+- `last-models.json`: which `models-<hash>.json` the last build's schemas led to
+  (build/models_input.py: the models document is not made again for the same schemas);
 - `classes.json`: the models module's pieces, one per class, of the last two builds
   (build/models_cache.py);
 - `parsed.json`: the YAML files of the spec the last build parsed, by the hash of their text.
@@ -52,7 +54,7 @@ def validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> list
     return findings
 
 
-def _models_entry(document: dict[str, Any], header: str, cache_dir: Path | None) -> Path | None:
+def models_entry(document: dict[str, Any], header: str, cache_dir: Path | None) -> Path | None:
     from ..targets.models.run import OPTIONS, made_by
 
     if cache_dir is None:
@@ -67,7 +69,11 @@ def cached_models(
     """What `generated_models` made last for the same schemas, tool and modules shaping its
     output; None when it must run. Read by the build's own process, so the models worker
     (warming datamodel-code-generator up meanwhile) is only waited for when it must run."""
-    cached = _models_entry(document, header, cache_dir)
+    return read_models(models_entry(document, header, cache_dir))
+
+
+def read_models(cached: Path | None) -> tuple[str, list[str], int] | None:
+    """The models module a `models_entry` holds; None when there is none."""
     if cached is None or not cached.is_file():  # the worker reads the pieces kept per class
         return None
     kept = json.loads(cached.read_text(encoding="utf-8"))
@@ -84,7 +90,7 @@ def generated_models(
     from .models_cache import generated_per_class
 
     source, notes, depth = generated_per_class(document, header, cache_dir)
-    cached = _models_entry(document, header, cache_dir)
+    cached = models_entry(document, header, cache_dir)
     if cached is not None:
         keep_only(cached.parent, "models-*")
         cached.write_text(

@@ -18,6 +18,7 @@ from spec_gen.build.tree import _line_counts, changes, existing_files
 from spec_gen.build.verify import GeneratedCodeBroken, Verifier
 from spec_gen.core.config import load_config
 from spec_gen.core.timings import ENV
+from spec_gen.targets.models import prepare
 
 TEMPLATES = Path(__file__).parents[3] / "templates"
 
@@ -256,6 +257,11 @@ def test_a_rebuild_after_an_edit_writes_what_a_cold_build_writes(
         return real_format(files)
 
     monkeypatch.setattr(pipeline, "format_python", spy)
+    made: list[object] = []  # the models documents made (build/models_input.py remembers)
+    real_document = prepare.models_document
+    monkeypatch.setattr(
+        prepare, "models_document", lambda api: made.append(api) or real_document(api)
+    )
     monkeypatch.setenv(ENV, "1")  # `--timings`: it says how many units were rendered
     capsys.readouterr()
     lines: list[str] = []
@@ -270,7 +276,10 @@ def test_a_rebuild_after_an_edit_writes_what_a_cold_build_writes(
     # ruff formats only files whose text it has not formatted before
     assert 0 < len(given) < len(python) / 2, given
     assert units == EDITS[edit], units
+    if edit is _change_field:  # the schemas changed: the models document is made again
+        assert made
     if edit is _describe:  # no model changed: the models module is not formatted again
+        assert not made  # nor is the models document made: its entry is remembered
         assert not any(name.endswith("/models.py") for name in given)
         verified = next(line for line in lines if line.startswith("server: "))
         before = next(line for line in first_build if line.startswith("server: "))
