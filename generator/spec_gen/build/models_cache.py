@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..core.graphs import reached
 from ..core.timings import mark, stage
 from ..document.openapi import SCHEMA_REF
 from ..document.pointer import unescape_pointer_token
@@ -80,14 +81,7 @@ def class_keys(schemas: dict[str, Any], base: str) -> Keys:
 
 
 def closure(start: list[str], graph: dict[str, list[str]]) -> set[str]:
-    seen: set[str] = set()
-    todo = list(start)
-    while todo:
-        name = todo.pop()
-        if name not in seen:
-            seen.add(name)
-            todo.extend(t for t in graph[name] if t not in seen)
-    return seen
+    return reached(start, graph.__getitem__)
 
 
 def _load(cache_dir: Path | None) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
+from ..core.graphs import reached
 from ..document.openapi import SCHEMA_REF
 from ..ir import Api, Operation
 
@@ -131,13 +132,7 @@ class SchemaClosure:
 
     def of(self, names: Iterable[str]) -> str:
         """The hash of the classes named, and every class those refer to."""
-        seen: set[str] = set()
-        todo = list(names)
-        while todo:
-            name = todo.pop()
-            if name not in seen:
-                seen.add(name)
-                todo.extend(self._class(name)[1])
+        seen = reached(names, lambda name: self._class(name)[1])
         return digest(sorted((name, self._class(name)[0]) for name in seen))
 
 

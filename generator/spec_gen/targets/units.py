@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..document.pointer import resolve_pointer
+from ..document.pointer import escape_pointer_token, resolve_pointer
 from ..document.refs import ref_pointer
 from .unit_keys import IrKeys
 
@@ -78,12 +78,14 @@ class Fingerprints:
             narrow.update(_dumps(key).encode())
             if key == "paths" and isinstance(value, dict):
                 for path, item in value.items():
-                    self._remember(f"/paths/{_token(path)}", item)
+                    self._remember(f"/paths/{escape_pointer_token(path)}", item)
             elif key == "components" and isinstance(value, dict):
                 for kind, members in value.items():
                     if kind == "schemas" and isinstance(members, dict):
                         for name, schema in members.items():
-                            self._remember(f"/components/schemas/{_token(name)}", schema)
+                            self._remember(
+                                f"/components/schemas/{escape_pointer_token(name)}", schema
+                            )
                     elif kind not in REACHED:
                         narrow.update(_dumps(kind).encode() + _dumps(members).encode())
             elif key != "tags":
@@ -163,11 +165,7 @@ def _string_keys(document: dict[str, Any]) -> bool:
 
 def path_item(path: str) -> str:
     """The pointer of a path item (an operation's key: its path item, every method of it)."""
-    return f"/paths/{_token(path)}"
-
-
-def _token(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+    return f"/paths/{escape_pointer_token(path)}"
 
 
 def _refs(text: str) -> list[str]:
@@ -281,7 +279,7 @@ class Units:
                 return "{}"
             pad = "  " * (depth + 1)
             inner = [
-                f"{pad}{_key(name)}: {piece(f'{prefix}/{_token(name)}', node, depth + 1)}"
+                f"{pad}{_key(name)}: {piece(f'{prefix}/{escape_pointer_token(name)}', node, depth + 1)}"
                 for name, node in items.items()
             ]
             return "{\n" + ",\n".join(inner) + "\n" + "  " * depth + "}"
@@ -294,7 +292,7 @@ class Units:
                 kinds = []
                 for kind, found in value.items():
                     if isinstance(found, dict) and all(isinstance(k, str) for k in found):
-                        prefix = f"/components/{_token(kind)}"
+                        prefix = f"/components/{escape_pointer_token(kind)}"
                         kinds.append(f"    {_key(kind)}: {members(found, prefix, 2)}")
                     else:
                         kinds.append(f"    {_key(kind)}: {_shift(_indented(found), 2)}")

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ...core.graphs import reached
 from ...core.naming import MODULE_NAME_MAX, snake, unique
 
 OTHER = "_other"  # the classes no operation reaches (the schemas' other components)
@@ -92,14 +93,7 @@ def module_names(groups: Mapping[frozenset[str], list[str]]) -> dict[frozenset[s
 
 
 def _reach(start: Iterable[str], graph: Mapping[str, set[str]]) -> set[str]:
-    seen: set[str] = set()
-    todo = [name for name in start if name in graph]
-    while todo:
-        name = todo.pop()
-        if name not in seen:
-            seen.add(name)
-            todo.extend(graph[name] - seen)
-    return seen
+    return reached((name for name in start if name in graph), graph.__getitem__)
 
 
 # an enum class's `_missing_`: open while an answer is read (templates/client/_enums.py.j2)
