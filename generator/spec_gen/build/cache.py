@@ -6,9 +6,8 @@ each keyed by content hashes (timestamps play no part):
   as written, so a rebuild with nothing changed returns at once (this module imports none of
   the generator for it) and a rebuild reads back only the output files written since;
 - `valid-<hash>`: the document openapi-spec-validator last found clean;
-- `models-<hash>.json`: the last models module, its notes and depth;
-- `last-models.json`: which `models-<hash>.json` the last build's schemas led to
-  (build/models_input.py: the models document is not made again for the same schemas);
+- `models-<hash>.json`: the last models module, its notes and depth, by the hash of what
+  the models document is made of (build/models_input.py);
 - `classes.json`: the models module's pieces, one per class, of the last two builds
   (build/models_cache.py);
 - `parsed.json`: the YAML files of the spec the last build parsed, by the hash of their text.
@@ -54,26 +53,9 @@ def validation_verdict(document: dict[str, Any], cache_dir: Path | None) -> list
     return findings
 
 
-def models_entry(document: dict[str, Any], header: str, cache_dir: Path | None) -> Path | None:
-    from ..targets.models.run import OPTIONS, made_by
-
-    if cache_dir is None:
-        return None
-    key = sha(json.dumps([document, OPTIONS, header, made_by()], sort_keys=True).encode())
-    return cache_dir / f"models-{key[:32]}.json"
-
-
-def cached_models(
-    document: dict[str, Any], header: str, cache_dir: Path | None
-) -> tuple[str, list[str], int] | None:
-    """What `generated_models` made last for the same schemas, tool and modules shaping its
-    output; None when it must run. Read by the build's own process, so the models worker
-    (warming datamodel-code-generator up meanwhile) is only waited for when it must run."""
-    return read_models(models_entry(document, header, cache_dir))
-
-
 def read_models(cached: Path | None) -> tuple[str, list[str], int] | None:
-    """The models module a `models_entry` holds; None when there is none."""
+    """The models module an entry holds (build/models_input.py names it); None when there is
+    none."""
     if cached is None or not cached.is_file():  # the worker reads the pieces kept per class
         return None
     kept = json.loads(cached.read_text(encoding="utf-8"))
@@ -81,19 +63,18 @@ def read_models(cached: Path | None) -> tuple[str, list[str], int] | None:
 
 
 def generated_models(
-    document: dict[str, Any], header: str, cache_dir: Path | None
+    document: dict[str, Any], header: str, cache_dir: Path | None, entry: Path | None = None
 ) -> tuple[str, list[str], int]:
     """The models module source, what datamodel-code-generator warned about while writing it
     (a ref it could not follow, ...) and the longest chain of its classes pydantic may build
-    one inside the other (targets/models/depth.py), remembered in the cache (`cached_models`
-    reads it). Runs in the models worker."""
+    one inside the other (targets/models/depth.py), kept in `entry` (`read_models` reads
+    it). Runs in the models worker."""
     from .models_cache import generated_per_class
 
     source, notes, depth = generated_per_class(document, header, cache_dir)
-    cached = models_entry(document, header, cache_dir)
-    if cached is not None:
-        keep_only(cached.parent, "models-*")
-        cached.write_text(
+    if entry is not None:
+        keep_only(entry.parent, "models-*")
+        entry.write_text(
             json.dumps({"source": source, "notes": notes, "depth": depth}), encoding="utf-8"
         )
     return source, notes, depth
