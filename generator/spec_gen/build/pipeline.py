@@ -174,7 +174,8 @@ def _checked_render(
 
     # the rules run in the other worker while this process builds the IR and renders:
     # when they stop the build, what was rendered is thrown away
-    wanted = to_locate(cache_dir, [f.pointer for f in repair_findings(spec_bundle)])
+    repairs = repair_findings(spec_bundle)
+    wanted = to_locate(cache_dir, [f.pointer for f in repairs])
     checked = pool.submit(rules_in_worker, spec_bundle, rules, wanted)
     files = None
     notes: list[tuple[str, str]] = []
@@ -210,7 +211,7 @@ def _checked_render(
         raise render_error
     with stage("wait for the validator"):
         verdict.result()
-    raw = apply_profile(repair_findings(spec_bundle) + verdict.result(), rules) + raw
+    raw = apply_profile(repairs + verdict.result(), rules) + raw
     return files, spec_bundle, raw, known
 
 

@@ -41,13 +41,13 @@ _SCHEMA_REFS = re.compile(re.escape(SCHEMA_REF) + r"([^'\"\\/\s]*)")
 _OP_LINK = re.compile(r"\(op:([^)\s'\"]*)\)")
 
 
-def _sha(text: str) -> str:
+def text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def digest(*values: Any) -> str:
     """The hash of the values' `repr`."""
-    return _sha(repr(values))
+    return text_sha(repr(values))
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class IrKeys:
             text = repr(dataclasses.replace(view, op=self.printed(view.op).sha, body_enums=ordered))
         else:
             text = repr(self.value(value, top=True))
-        found = Printed(_sha(text), tuple(names_referred(text)), tuple(op_links(text)))
+        found = Printed(text_sha(text), tuple(names_referred(text)), tuple(op_links(text)))
         self._memo[id(value)] = (value, found)
         return found
 
@@ -102,7 +102,7 @@ class IrKeys:
         return value
 
     def digest(self, *values: Any) -> str:
-        return _sha(repr(self.value(list(values))))
+        return text_sha(repr(self.value(list(values))))
 
     def reached(self, values: Any) -> tuple[set[str], set[str]]:
         """The model classes and the operations the operations and views in `values` name."""
@@ -127,7 +127,7 @@ class SchemaClosure:
         if known is None:
             schema = self.schemas.get(name)
             text = "missing" if schema is None else repr(schema)
-            known = self._known[name] = (_sha(text), names_referred(text))
+            known = self._known[name] = (text_sha(text), names_referred(text))
         return known
 
     def of(self, names: Iterable[str]) -> str:

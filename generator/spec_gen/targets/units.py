@@ -33,7 +33,7 @@ from typing import Any
 
 from ..document.pointer import escape_pointer_token, resolve_pointer
 from ..document.refs import ref_pointer
-from .unit_keys import IrKeys
+from .unit_keys import IrKeys, text_sha
 
 UNITS_DIR = "units"
 RECORD = "units.json"
@@ -60,10 +60,6 @@ _LOCAL_REF = re.compile(r'"(#/[^"\\]*(?:\\.[^"\\]*)*)"')
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class Fingerprints:
@@ -95,7 +91,7 @@ class Fingerprints:
     def _remember(self, pointer: str, node: Any) -> None:
         """The node's hash and local refs, for `reach` and `node_hash`."""
         text = _dumps(node)
-        self._nodes[pointer] = (_sha(text), _refs(text))
+        self._nodes[pointer] = (text_sha(text), _refs(text))
 
     def node_hash(self, pointer: str) -> str:
         return self._node(pointer)[0]
@@ -107,7 +103,7 @@ class Fingerprints:
                 text = _dumps(resolve_pointer(self.document, pointer))
             except (KeyError, IndexError, ValueError, TypeError):
                 text = "missing"
-            known = self._nodes[pointer] = (_sha(text), _refs(text))
+            known = self._nodes[pointer] = (text_sha(text), _refs(text))
         return known
 
     def reach(self, pointers: Iterable[str]) -> str:
@@ -127,7 +123,7 @@ class Fingerprints:
                 continue
             seen.add(pointer)
             todo.extend(self._node(pointer)[1])
-        return _sha("\n".join(f"{p} {self._node(p)[0]}" for p in sorted(seen)))
+        return text_sha("\n".join(f"{p} {self._node(p)[0]}" for p in sorted(seen)))
 
     def tag_nodes(self, names: Iterable[str]) -> list[str]:
         """The pointers of the document's tag objects with these names."""
@@ -207,7 +203,7 @@ class Units:
     def scope_of(self, *extra: Any) -> str:
         """The global part of a target's keys keyed on what its units read (not the document):
         the context and `extra`."""
-        return _sha(_dumps([self.context, repr(extra)]))
+        return text_sha(_dumps([self.context, repr(extra)]))
 
     def text(self, kind: str, key: str, render: Callable[[], str]) -> str:
         """The unit's text: read back when a build rendered it under `key`, else rendered."""
@@ -248,7 +244,7 @@ class Units:
 
     def _path(self, key: str) -> Path:
         assert self.cache_dir is not None
-        return self.cache_dir / UNITS_DIR / f"{_sha(key)[:40]}.txt"
+        return self.cache_dir / UNITS_DIR / f"{text_sha(key)[:40]}.txt"
 
     def document_json(self, document: dict[str, Any]) -> str:
         """`json.dumps(document, indent=2, ensure_ascii=False)`, each path item and component
@@ -319,7 +315,7 @@ class Units:
             last = json.loads(record.read_text(encoding="utf-8")).get("used", [])
         except (OSError, ValueError, AttributeError):
             last = []
-        keep = {_sha(str(k))[:40] for k in [*self.used, *last]}
+        keep = {text_sha(str(k))[:40] for k in [*self.used, *last]}
         folder = self.cache_dir / UNITS_DIR
         if folder.is_dir():
             for path in folder.iterdir():
@@ -337,4 +333,4 @@ class Units:
 
 def unit_key(scope: str, *parts: str) -> str:
     """A unit's key: its target's scope and its own parts."""
-    return _sha("\n".join((scope, *parts)))
+    return text_sha("\n".join((scope, *parts)))

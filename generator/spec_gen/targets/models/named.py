@@ -54,7 +54,7 @@ def named(document: dict[str, Any]) -> dict[str, Any]:
     hoisted: dict[str, list[tuple[str, Any]]] = {}  # owner -> [(name, schema)]
     renamed: dict[str, str] = {}
     # deepest first: a ref into a part of another hoisted part finds it still in place
-    for pointer in sorted(pointers, key=lambda p: (-p.count("/"), pointers.index(p))):
+    for pointer in sorted(pointers, key=lambda p: -p.count("/")):  # stable: ties in order
         owner, *path = [unescape_pointer_token(t) for t in pointer[len(SCHEMA_REF) :].split("/")]
         if owner not in schemas:
             continue
