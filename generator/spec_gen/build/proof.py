@@ -3,7 +3,9 @@
 `.spec-gen-cache/verified.json` holds, for each role (server, client), the hash of every
 module of the package the last passing check imported. A rebuild's probe is then sent:
 
-- `"proven"` when the role's modules are exactly those: nothing to check;
+- `"proven"` when the role's modules are exactly those, or differ from them only in prose
+  (docstrings, `description=`...: `shape.py`; the proven text read back from the output
+  directory): nothing to check;
 - otherwise the modules that changed and every module that imports one of them (its
   `import` statements, read from the source, followed backwards; `from X import a` with `a` a
   submodule depends on `X.a`, not on `X`'s other imports): a module's check (it imports, its
@@ -21,13 +23,15 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from .cache import read_record, sha, versions, write_record
+from .shape import same_code
 
 RECORD = "verified.json"
+PROSE_BUDGET = 200_000  # characters of changed modules compared for prose-only changes
 _FROM = re.compile(
     r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE
 )
@@ -37,7 +41,9 @@ _IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+)", re.MULTILINE)
 def _key() -> str:
     here = Path(__file__).parent
     tools = versions({"pydantic": "pydantic", "fastapi": "fastapi", "httpx": "httpx"})
-    code = b"".join((here / name).read_bytes() for name in ("verify.py", "proof.py"))
+    code = b"".join(
+        (here / name).read_bytes() for name in ("verify.py", "probe.py", "proof.py", "shape.py")
+    )
     return sha(f"{sys.executable}\n{sys.version}\n{tools}\n".encode() + code)
 
 
@@ -173,8 +179,18 @@ class Proof:
         self.key = _key()
         self.last = read_record(cache_dir, RECORD, self.key, "roles")
 
-    def frame(self, role: str, package: str, sources: dict[str, str]) -> Any:
-        """What the probe of `role` is sent for `sources` (module path -> source)."""
+    def frame(
+        self,
+        role: str,
+        package: str,
+        sources: dict[str, str],
+        old: Callable[[str], str | None] | None = None,
+    ) -> Any:
+        """What the probe of `role` is sent for `sources` (module path -> source).
+
+        `old(path)`: the module's source as the last passing check proved it (or as it was
+        formatted), where known: a module that differs from it only in prose (`shape.py`)
+        counts as unchanged."""
         hashes = {path: sha(text.encode("utf-8")) for path, text in sources.items()}
         self.now[role] = hashes
         models = f"{package}/models.py"
@@ -186,11 +202,16 @@ class Proof:
             return {"files": sources, "only": None, "defer": None}
         if last == hashes:
             return "proven"
-        changed = {
-            module_name(path)
-            for path in set(hashes) | set(last)
-            if hashes.get(path) != last.get(path)
-        }
+        moved = {path for path in set(hashes) | set(last) if hashes.get(path) != last.get(path)}
+        # the server's models module is compared class by class (`_by_class`); the others
+        # whole, when they are few: parsing costs about 1 s per MB, more than their check
+        whole = f"{package}/models.py" if role == "server" else ""
+        compared = {path for path in moved if path != whole and path in sources and path in last}
+        if old is not None and sum(len(sources[p]) for p in compared) <= PROSE_BUDGET:
+            moved -= {path for path in compared if _prose_only(path, sources[path], old)}
+        if not moved:
+            return "proven"
+        changed = {module_name(path) for path in moved}
         known: dict[str, Any] = self.last.get("scans") or {}
         scans: dict[str, Scan] = {}
         for path, digest in hashes.items():
@@ -199,7 +220,7 @@ class Proof:
                 scan if isinstance(scan, list) else scanned(sources[path])
             )
         if role == "server":
-            finer = self._by_class(package, sources, changed, scans)
+            finer = self._by_class(package, sources, changed, scans, old)
             if finer is not None:
                 return finer
         reached = importers(sources, changed, scans)
@@ -213,8 +234,13 @@ class Proof:
         }
 
     def _by_class(
-        self, package: str, sources: dict[str, str], changed: set[str], scans: dict[str, Scan]
-    ) -> dict[str, Any] | None:
+        self,
+        package: str,
+        sources: dict[str, str],
+        changed: set[str],
+        scans: dict[str, Scan],
+        old: Callable[[str], str | None] | None = None,
+    ) -> dict[str, Any] | str | None:
         """The server's frame when its models module changed only in some classes (the rest
         of the module as the last check proved it): the module imported
         with every class's validator built lazily, those classes and the classes naming
@@ -229,6 +255,12 @@ class Proof:
         moved = {
             n for n in set(self.classes) | set(last) if n and last.get(n) != self.classes.get(n)
         }
+        before = old(models) if old is not None and moved else None
+        if before is not None:  # a class whose docstring or field descriptions changed: proven
+            was = class_blocks(before)
+            moved = {
+                n for n in moved if not (n in was and n in blocks and same_code(was[n], blocks[n]))
+            }
         names = {n: set(_WORD.findall(text)) for n, text in blocks.items() if n}
         touched = set(moved)
         grew = True
@@ -237,6 +269,8 @@ class Proof:
             touched |= more
             grew = bool(more)
         others = changed - {module_name(models)}
+        if not touched and not others:
+            return "proven"
         naming = {
             module_name(path)
             for path, source in sources.items()
@@ -254,11 +288,10 @@ class Proof:
     def formatted(self, final: Mapping[str, str]) -> None:
         """Note, for each module checked before ruff formatted it, the hash of its final
         text (`final`: the output tree's paths), saved as `"formatted"` beside the roles: the
-        formatted text means what the checked one does (Verifier.preload reads it)."""
+        formatted text means what the checked one does (Verifier.preload and Verifier._old
+        read it)."""
         twins = {}
         for role, hashes in self.now.items():
-            if role != "server":  # only the server's probe imports beforehand
-                continue
             for path, checked in hashes.items():
                 text = final.get(f"{role}/{path}")
                 if text is not None and (digest := sha(text.encode("utf-8"))) != checked:
@@ -280,3 +313,9 @@ class Proof:
             "roles",
             {**self.now, "formatted": self.twins, "scans": self.scans, "classes": self.classes},
         )
+
+
+def _prose_only(path: str, source: str, old: Callable[[str], str | None]) -> bool:
+    """Whether the module at `path` changed since the last check only in prose."""
+    before = old(path)
+    return before is not None and same_code(before, source)

@@ -36,206 +36,12 @@ from pathlib import Path
 
 from ..core.config import Config
 from .cache import sha
+from .probe import PROBE
 from .proof import Proof, imported, module_name
 
 ROLES = ("server", "client")
-
-# Run in each subprocess: argv = [roles ("server", "client" or "server,client"), their
-# packages, comma-separated]; stdin: per role, in that order, a frame (8-byte big-endian
-# length, then JSON: {"files": {module path relative to the role's directory: source},
-# "only": the modules to import (null: all), "defer": a module whose classes' validators are
-# built lazily (null: none), "mount": the server's tag router modules to mount (null: the
-# whole API router)}, or "proven": nothing to check); the input ending before a frame means
-# the build stopped: nothing to check. With a third argument "preload", a first frame
-# {"files": ..., "module": the server's models module} comes before them (`Verifier.preload`).
-_PROBE = r"""
-import gc
-gc.disable()  # a short-lived process: full collections over thousands of new classes, ~20%
-import importlib, importlib.abc, importlib.util, inspect, json, linecache, os, sys, typing
-roles = sys.argv[1].split(",")
-packages = dict(zip(roles, sys.argv[2].split(",")))
-import pydantic
-if "server" in roles:
-    import fastapi, fastapi.routing, fastapi.params
-    from fastapi import FastAPI
-if "client" in roles:
-    import httpx
-try:  # the packages require pydantic[email] when the spec has email fields
-    import email_validator
-except ImportError:  # not installed here: EmailStr's check is only needed to validate
-    import pydantic.networks
-    pydantic.networks.import_email_validator = lambda: None
-sources = {}  # module path -> source
-modules = {}  # dotted name -> (path, is a package)
-
-
-class InMemory(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname not in modules:
-            return None
-        where, is_package = modules[fullname]
-        spec = importlib.util.spec_from_loader(fullname, self, origin=where, is_package=is_package)
-        spec.has_location = True  # tracebacks and __file__ name the module's path
-        return spec
-
-    def create_module(self, spec):
-        return None
-
-    def exec_module(self, module):
-        where = module.__spec__.origin
-        source = sources[where]
-        linecache.cache[where] = (len(source), None, source.splitlines(True), where)
-        exec(compile(source, where, "exec"), module.__dict__)
-
-
-sys.meta_path.insert(0, InMemory())
-
-
-def receive():
-    head = sys.stdin.buffer.read(8)
-    if len(head) < 8:
-        return None
-    return json.loads(sys.stdin.buffer.read(int.from_bytes(head, "big")))
-
-
-def register(payload):
-    for path, source in payload.items():
-        sources[path] = source
-        modules[name_of(path)] = (path, path.endswith("/__init__.py"))
-
-
-preloaded = {}  # module path -> source: the server's models module and what it imports
-
-
-def preload(frame):
-    # the last check's models module (and what it imports), its validators built lazily,
-    # imported while the build renders; kept only if the frame that follows sends the same
-    register(frame["files"])
-    pydantic.BaseModel.model_config["defer_build"] = True
-    try:
-        importlib.import_module(frame["module"])
-    except Exception:  # left to the check itself, from the build's own sources
-        unload(frame["files"])
-    else:  # what was imported is kept (compared with the build's sources); the rest let go
-        for path, source in frame["files"].items():
-            if name_of(path) in sys.modules:
-                preloaded[path] = source
-        unload({path: None for path in frame["files"] if path not in preloaded})
-    finally:
-        pydantic.BaseModel.model_config["defer_build"] = False
-
-
-def name_of(path):
-    parts = path[: -len(".py")].split("/")
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def unload(payload):
-    for path in payload:
-        name = name_of(path)
-        sys.modules.pop(name, None)
-        modules.pop(name, None)
-        sources.pop(path, None)
-
-
-def load(package_name, payload, only=None, defer=None, moved=()):
-    if preloaded and (not defer or set(moved) & set(preloaded)):
-        unload(preloaded)
-        preloaded.clear()
-    register({path: text for path, text in payload.items() if path not in preloaded})
-    names = sorted(
-        name for name in modules
-        if (name == package_name or name.startswith(package_name + "."))
-        and name.rsplit(".", 1)[-1] != "testing"  # the client's pytest plugin: optional
-        and (only is None or name in only)
-    )
-    if defer:  # proven by the last check, from the same sources: its validators built lazily
-        pydantic.BaseModel.model_config["defer_build"] = True
-        importlib.import_module(defer)
-        pydantic.BaseModel.model_config["defer_build"] = False
-    for name in names:
-        importlib.import_module(name)
-    return names
-
-
-def context(op):
-    async def dependency():
-        return None
-    return dependency
-
-
-def check_server(package_name, names, mount=None):
-    app = FastAPI()
-    if mount is None:  # every route, as create_api_router combines them
-        routers = importlib.import_module(package_name + ".routers")
-        parameters = inspect.signature(routers.create_api_router).parameters
-        tags = [p for p in parameters if p != "context"]
-        router = routers.create_api_router(context=context, **{t: object() for t in tags})
-        app.include_router(router)
-        mounted = len(router.routes)
-    else:  # the routers of these tag modules only (the others: proven unchanged)
-        mounted = 0
-        for name in mount:
-            router = importlib.import_module(name).create_router(object(), context)
-            app.include_router(router)
-            mounted += len(router.routes)
-    return f"{sum(n != package_name for n in names)} modules imported, {mounted} routes mounted"
-
-
-def check_client(package_name, names):
-    resolved = 0
-    for name in names:
-        module = sys.modules[name]
-        for value in list(vars(module).values()):
-            if (
-                isinstance(value, type)
-                and issubclass(value, pydantic.BaseModel)
-                and value.__module__ == name
-            ):
-                try:
-                    typing.get_type_hints(value, include_extras=True)
-                except Exception as exc:  # one line naming the module and the class
-                    print(f'  File "{module.__file__}", class {value.__name__}', file=sys.stderr)
-                    print(f"{type(exc).__name__}: {exc} (an annotation of {value.__name__})",
-                          file=sys.stderr, flush=True)
-                    os._exit(1)
-                resolved += 1
-    return f"{sum(n != package_name for n in names)} modules imported, {resolved} model classes resolved"
-
-
-if len(sys.argv) > 3 and sys.argv[3] == "preload":
-    frame = receive()
-    if frame is None:
-        os._exit(0)
-    preload(frame)
-for role in roles:
-    frame = receive()
-    if frame is None:  # the build stopped before there was anything to check
-        os._exit(0)
-    if frame == "proven":  # the same sources as the last build's passing check
-        print(f"{role}: unchanged since the last check", flush=True)
-        continue
-    if role == "client":
-        # built (and so checked) by the server's probe: here only imported and resolved
-        pydantic.BaseModel.model_config["defer_build"] = True
-    names = load(
-        packages[role], frame["files"], frame.get("only"), frame.get("defer"), frame.get("moved", ())
-    )
-    if role == "server":
-        built = [getattr(sys.modules[frame["defer"]], n) for n in frame.get("build") or ()]
-        for cls in built:  # changed since the last check, or naming one that did
-            if isinstance(cls, type) and issubclass(cls, pydantic.BaseModel):
-                cls.model_rebuild(force=True)
-        said = check_server(packages[role], names, frame.get("mount"))
-        if built:
-            said += f" ({len(built)} model classes built)"
-        if preloaded:
-            said += f" ({len(preloaded)} of them imported while the build rendered)"
-    else:
-        said = check_client(packages[role], names)
-    print(f"{role}: {said}", flush=True)
-os._exit(0)  # the interpreter's teardown is not part of the check
-"""
+PROVEN = b'"proven"'  # a role's frame when the last passing check proved its modules
+CODE_DIR = "probe-code"  # under the cache directory
 
 
 def module_paths(name: str) -> list[str]:
@@ -267,6 +73,10 @@ class Verifier:
         self.proof = Proof(cache_dir)
         self.output = output
         self.preloaded: set[str] = set()  # module paths sent to the server probe beforehand
+        # the probes' compiled modules (code objects, by source), for this interpreter
+        self.code_dir = (
+            None if cache_dir is None else cache_dir / CODE_DIR / sys.implementation.cache_tag
+        )
 
     def preload(self) -> bytes | None:
         """The server probe's first frame: the models module the last passing check imported
@@ -315,6 +125,8 @@ class Verifier:
         else:
             groups = [(role,) for role in ROLES]
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        if self.code_dir is not None:
+            env["SPEC_GEN_PROBE_CODE"] = str(self.code_dir)
         first = self.preload()
         for roles in groups:
             preloads = first if roles[0] == "server" else None
@@ -322,7 +134,7 @@ class Verifier:
                 [
                     sys.executable,
                     "-c",
-                    _PROBE,
+                    PROBE,
                     ",".join(roles),
                     ",".join(self.packages[role] for role in roles),
                     *(["preload"] if preloads is not None else []),
@@ -370,7 +182,7 @@ class Verifier:
             for name, content in files.items()
             if name.startswith(prefix) and name.endswith(".py")
         }
-        frame = self.proof.frame(role, self.packages[role], sources)
+        frame = self.proof.frame(role, self.packages[role], sources, lambda p: self._old(role, p))
         if role == "server" and isinstance(frame, dict):
             # a preloaded module stands for the build's own only if unchanged since the last
             # check (what was preloaded is that check's source or its formatted text): the
@@ -381,9 +193,32 @@ class Verifier:
         self.payloads[role] = json.dumps(frame).encode("utf-8")
         self.fed[role].set()
 
+    def _old(self, role: str, path: str) -> str | None:
+        """The module as the last passing check proved it, read from the output directory
+        (its text then, or that text as ruff formatted it), or None."""
+        last = self.proof.last.get(role) or {}
+        if self.output is None or path not in last:
+            return None
+        try:
+            text = (self.output / role / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        digest = sha(text.encode("utf-8"))
+        twin = (self.proof.last.get("formatted") or {}).get(f"{role}/{path}")
+        return text if digest in (last[path], twin) else None
+
     def remember(self) -> None:
-        """Record what the last `check` proved (call only after it passed)."""
+        """Record what the last `check` proved (call only after it passed); keep the
+        compiled modules of this build and about two more (the oldest used go first)."""
         self.proof.save()
+        if self.code_dir is None or not self.code_dir.is_dir():
+            return
+        kept = list(os.scandir(self.code_dir))
+        room = 3 * sum(map(len, self.proof.now.values()))
+        if len(kept) > room:
+            kept.sort(key=lambda entry: entry.stat().st_mtime)
+            for entry in kept[: len(kept) - room]:
+                Path(entry.path).unlink(missing_ok=True)
 
     def _finish(self) -> list[tuple[int, str, str]]:
         """Each probe's (exit status, stdout, stderr), once it has ended."""
@@ -414,6 +249,12 @@ class Verifier:
         Roles already fed keep what they were given; the others are fed `files` now."""
         for role in ROLES:
             self.feed(role, files)
+        if all(self.payloads.get(role) == PROVEN for role in ROLES):
+            # nothing to import: the probes (perhaps still importing the last models, to
+            # have them ready) are stopped, not waited for
+            self.close()
+            self.proof.formatted(files)
+            return "server: unchanged since the last check; client: unchanged since the last check"
         try:
             results = self._finish()
         finally:
