@@ -11,11 +11,18 @@ routes, resolves the client's model classes, and prints what it checked."""
 # the build stopped: nothing to check. With a third argument "preload", a first frame
 # {"files": ..., "module": the server's models module} comes before them (`Verifier.preload`).
 # $SPEC_GEN_PROBE_CODE, when set: the directory of the modules' code objects compiled before.
+# $SPEC_GEN_PROBE_NICE: how much lower the probe's priority is than the build's (default 10:
+# while the build renders, its own process comes first; the tests, whose workers fill every
+# core, set 0).
 PROBE = r"""
 import gc
 gc.disable()  # a short-lived process: full collections over thousands of new classes, ~20%
 import importlib, importlib.abc, importlib.util, inspect, json, linecache, os, sys, typing
 roles = sys.argv[1].split(",")
+try:  # below the build's own process: it renders while this imports, on as many cores
+    os.nice(int(os.environ.get("SPEC_GEN_PROBE_NICE", "10")))
+except (OSError, ValueError):
+    pass
 packages = dict(zip(roles, sys.argv[2].split(",")))
 import pydantic
 if "server" in roles:

@@ -293,16 +293,15 @@ def locate_findings(
             )
         )
     located.update(extra or [])
-    out = []
-    for found in located:
+    names: dict[str, str] = {}  # a file's name relative to `relative_to`, once per file
+    for file in {found.file for found in located}:
         try:
-            name = str(Path(found.file).relative_to(relative_to))
+            names[file] = str(Path(file).relative_to(relative_to))
         except ValueError:
-            name = found.file
-        out.append(
-            Finding(name, found.line, found.column, found.rule, found.message, found.severity)
-        )
-    return sorted(set(out))
+            names[file] = file
+    return sorted(
+        {Finding(names[f.file], f.line, f.column, f.rule, f.message, f.severity) for f in located}
+    )
 
 
 def repair_findings(bundle: Bundle) -> list[RawFinding]:
