@@ -248,6 +248,12 @@ def bundle_command(path: str | None, fmt: str, spec_option: str | None) -> None:
     "--typecheck", is_flag=True, help="Then run mypy --strict on the output (exit 1 on errors)."
 )
 @click.option("--timings", is_flag=True, help="Print each stage's wall-clock time to stderr.")
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Build, then build again whenever the spec, its templates or settings change "
+    "(Ctrl-C stops).",
+)
 @STRICT
 @_fail_on_spec_errors
 def build(
@@ -258,11 +264,23 @@ def build(
     strict: bool,
     typecheck: bool,
     timings: bool,
+    watch: bool,
 ) -> None:
     """Generate the API layer, client and docs into generated/ (or compare with --check).
 
     Warnings are printed and the build goes on, unless --strict.
     """
+    if watch:
+        if check:
+            raise click.UsageError("--watch builds on every change; --check compares once")
+        from .build.watch import watch as watching
+
+        config = _config(spec).with_overrides(output=Path(out).resolve() if out else None)
+        once = build.callback  # this function, its errors reported as spec-gen build does
+        assert once is not None
+        options = {"spec": spec, "out": out, "check": False, "no_cache": no_cache}
+        options |= {"strict": strict, "typecheck": typecheck, "timings": timings, "watch": False}
+        sys.exit(watching(config, lambda: once(**options), lambda line: click.echo(line, err=True)))
     if timings:  # the environment carries it to the forked workers too
         import os
 

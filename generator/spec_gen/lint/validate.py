@@ -294,11 +294,11 @@ def locate_findings(
         )
     located.update(extra or [])
     names: dict[str, str] = {}  # a file's name relative to `relative_to`, once per file
-    for file in {found.file for found in located}:
+    for name in {found.file for found in located}:
         try:
-            names[file] = str(Path(file).relative_to(relative_to))
+            names[name] = str(Path(name).relative_to(relative_to))
         except ValueError:
-            names[file] = file
+            names[name] = name
     return sorted(
         {Finding(names[f.file], f.line, f.column, f.rule, f.message, f.severity) for f in located}
     )
