@@ -15,7 +15,8 @@ on stderr says how it went and how long it took:
 
     [watch] built in 0.84 s; watching 3 files (Ctrl-C stops)
 
-Ctrl-C stops the build under way (as it stops `spec-gen build`) and the watch.
+Ctrl-C (or SIGTERM) stops the build under way (as Ctrl-C stops `spec-gen build`) and the
+watch.
 """
 
 from __future__ import annotations
@@ -64,12 +65,29 @@ def stamps(files: list[Path]) -> dict[Path, Stamp]:
     return out
 
 
-def warm_up() -> None:
-    """Import the generator and run datamodel-code-generator once, here: every build is
-    forked from this process."""
-    from ..targets.models.run import warm_up as models_warm_up
-    from . import pipeline  # noqa: F401  (imported for the builds forked from here)
+def warm_up(config: Config) -> None:
+    """Import the generator (every module: a build imports most of them lazily), load its
+    templates and run datamodel-code-generator once, here: every build is forked from this
+    process."""
+    import importlib
+    import pkgutil
 
+    from ..targets.models.run import warm_up as models_warm_up
+    from ..targets.render import environment
+
+    for module in pkgutil.walk_packages([str(Path(__file__).parent.parent)], "spec_gen."):
+        if module.name.endswith("__main__"):  # the command itself
+            continue
+        try:
+            importlib.import_module(module.name)
+        except Exception:  # noqa: BLE001,S112  (an optional part: the build imports it or says why)
+            continue
+    env = environment(config.templates)
+    for name in env.list_templates(extensions=["j2"]):
+        try:
+            env.get_template(name)
+        except Exception:  # noqa: BLE001,S112  (a template the build reports, if it uses it)
+            continue
     models_warm_up()
 
 
@@ -98,9 +116,13 @@ def forked(run: Callable[[], object]) -> int:
     try:
         return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     except KeyboardInterrupt:  # the build stops too (Ctrl-C reaches it; a signal may not)
-        os.kill(pid, signal.SIGINT)
+        os.kill(pid, signal.SIGTERM)
         os.waitpid(pid, 0)
         raise
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def changed(before: dict[Path, Stamp]) -> bool:
@@ -122,8 +144,9 @@ def wait_for_change(before: dict[Path, Stamp]) -> None:
 
 def watch(config: Config, run: Callable[[], object], echo: Callable[[str], None]) -> int:
     """Build with `run()` (forked), then again after each change of the inputs, until
-    Ctrl-C; 0 then."""
-    warm_up()
+    Ctrl-C (or SIGTERM); 0 then."""
+    signal.signal(signal.SIGTERM, _stop)  # as Ctrl-C, here and in the builds forked
+    warm_up(config)
     try:
         while True:
             files = watched(config)

@@ -1,0 +1,155 @@
+"""`spec-gen build --watch`, run as a team runs it: it builds, builds again after each edit of
+the spec (and of a file the spec comes to refer to), writes what a cold build writes, keeps
+the output as it was when an edit breaks the spec and goes on watching, and stops on SIGTERM
+(as on Ctrl-C) leaving no process behind."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from spec_gen.build.pipeline import render_tree
+from spec_gen.build.tree import existing_files
+from spec_gen.core.config import load_config
+
+SPEC = """openapi: 3.1.0
+info: {title: Watched, version: "1"}
+paths:
+  /things:
+    get:
+      operationId: list_things
+      tags: [things]
+      description: DESCRIPTION
+      responses:
+        "200":
+          description: The things.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Thing"}
+components:
+  schemas:
+    Thing:
+      type: object
+      properties:
+        name: {type: string}
+"""
+
+
+class Watcher:
+    def __init__(self, project: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "spec_gen", "build", "--watch"],
+            cwd=project,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+            env={**os.environ, "SPEC_GEN_PROBE_NICE": "0"},
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put("")  # the end
+
+    def next_status(self, timeout: float = 180) -> str:
+        """The next `[watch] ...` line."""
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            self.seen.append(line)
+            if line.startswith("[watch]") or line == "":
+                return line
+
+
+def _write(path: Path, text: str) -> None:
+    time.sleep(0.05)  # a new modification time even on a coarse clock
+    path.write_text(text, encoding="utf-8")
+
+
+def _cold(project: Path) -> dict[str, bytes]:
+    return {n: t.encode("utf-8") for n, t in render_tree(load_config(project), None).files.items()}
+
+
+def test_watch_rebuilds_on_each_edit_and_stops_cleanly(tmp_path: Path) -> None:
+    project = tmp_path
+    (project / "pyproject.toml").write_text(
+        '[tool.spec-gen]\nspec = "openapi.yaml"\noutput = "generated"\n'
+        'server-package = "w_api"\nclient-package = "w_client"\ndistribution-prefix = "w"\n',
+        encoding="utf-8",
+    )
+    spec = project / "openapi.yaml"
+    spec.write_text(SPEC.replace("DESCRIPTION", "Every thing."), encoding="utf-8")
+    output = project / "generated"
+    watcher = Watcher(project)
+    try:
+        first = watcher.next_status()
+        assert first.startswith("[watch] built in "), watcher.seen
+        assert "watching 2 files" in first  # the spec and pyproject.toml
+        assert existing_files(output) == _cold(project)
+
+        # an edit: built again, as a cold build of the edited spec
+        _write(spec, SPEC.replace("DESCRIPTION", "Every thing, edited."))
+        assert watcher.next_status().startswith("[watch] built in "), watcher.seen
+        assert existing_files(output) == _cold(project)
+        assert "Every thing, edited." in (output / "docs" / "things.md").read_text()
+
+        # a broken spec: the build fails, says where, writes nothing; the watch goes on
+        written = existing_files(output)
+        _write(spec, SPEC.replace("DESCRIPTION", "Broken.") + "  bad: [\n")
+        failed = watcher.next_status()
+        assert failed.startswith("[watch] build failed (exit status 1)"), watcher.seen
+        assert any("openapi.yaml:" in line for line in watcher.seen)
+        assert existing_files(output) == written
+
+        # the spec now refers to a file of its own: that file is watched too
+        (project / "thing.yaml").write_text(
+            "type: object\nproperties:\n  name: {type: string}\n", encoding="utf-8"
+        )
+        _write(
+            spec,
+            SPEC.replace("DESCRIPTION", "Every thing.").replace(
+                "    Thing:\n      type: object\n      properties:\n        name: {type: string}\n",
+                "    Thing: {$ref: 'thing.yaml'}\n",
+            ),
+        )
+        assert "watching 3 files" in watcher.next_status(), watcher.seen
+        _write(
+            project / "thing.yaml",
+            "type: object\nproperties:\n  name: {type: string}\n  size: {type: integer}\n",
+        )
+        assert watcher.next_status().startswith("[watch] built in "), watcher.seen
+        assert "size: int | None" in (output / "server" / "w_api" / "models.py").read_text()
+        assert existing_files(output) == _cold(project)
+    finally:
+        watcher.process.send_signal(signal.SIGTERM)
+        code = watcher.process.wait(timeout=60)
+    assert code == 0
+    assert watcher.next_status() == "[watch] stopped"
+    # nothing of the watch is left running (the builds, their workers and probes)
+    left = subprocess.run(
+        ["pgrep", "-s", str(watcher.process.pid)], capture_output=True, text=True, check=False
+    )
+    assert left.stdout.strip() == "", left.stdout
+
+
+def test_watch_and_check_do_not_go_together(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "spec_gen", "build", "--watch", "--check"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "--watch builds on every change; --check compares once" in done.stderr
