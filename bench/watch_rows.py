@@ -1,0 +1,97 @@
+"""build_speed.py's watch-mode rows: `watch-<edit>`, a rebuild after an edit in
+`spec-gen build --watch` (generator/spec_gen/build/watch.py), timed from the moment the
+edited spec is written to the watch's `[watch] built` line: its polling (every 0.1 s, then
+0.05 s to see the file settle) is in the figure, as a team meets it.
+
+Each row runs one watch, in a project of its own built once beforehand (the watch's first
+build is not timed), for the whole bench; run i (warm-up included) writes the document with
+edits 1 ... i+1, as the `rebuild-<edit>` rows do. The watch's builds are not its children's
+(it forks them), so no CPU time is given for these rows.
+"""
+
+from __future__ import annotations
+
+import queue
+import signal
+import statistics
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+WAIT_S = 900
+
+
+class WatchRow:
+    """A row of build_speed.py's table (the same fields and methods as its `Row`)."""
+
+    def __init__(
+        self, case: str, key: str, cwd: Path, spec_gen: str, write: Callable[[int], None]
+    ) -> None:
+        self.case, self.key, self.cwd = case, key, cwd
+        self.spec_gen, self.write = spec_gen, write
+        self.times: list[float] = []
+        self.cpu: list[float] = []
+        self.error: str | None = None
+        self.runs = 0
+        self.process: subprocess.Popen[str] | None = None
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.said: list[str] = []
+
+    def _read(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        for line in self.process.stderr:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put("")
+
+    def _status(self) -> str:
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                return f"no [watch] line after {WAIT_S} s"
+            self.said = [*self.said[-20:], line]
+            if line.startswith("[watch]") or line == "":
+                return line
+
+    def once(self, timed: bool) -> None:
+        if self.error is not None:
+            return
+        if self.process is None:
+            self.process = subprocess.Popen(
+                [self.spec_gen, "build", "--watch"],
+                cwd=self.cwd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+            )
+            threading.Thread(target=self._read, daemon=True).start()
+            first = self._status()
+            if not first.startswith("[watch] built"):
+                self.error = f"the watch's first build: {first or 'it ended'}: " + " / ".join(
+                    self.said[-3:]
+                )
+                return
+        start = time.perf_counter()
+        self.write(self.runs)
+        self.runs += 1
+        line = self._status()
+        elapsed = time.perf_counter() - start
+        if not line.startswith("[watch] built"):
+            self.error = f"{line or 'the watch ended'}: " + " / ".join(self.said[-3:])
+        elif timed:
+            self.times.append(elapsed)
+
+    def median(self) -> float | None:
+        return statistics.median(self.times) if self.times and self.error is None else None
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
