@@ -122,7 +122,7 @@ def tools_of(case: dict[str, Any]) -> list[str]:
         if isinstance(value, dict)
         and "median_s" in value
         and key not in ("cold", "noop", "cold-json")
-        and not key.startswith("rebuild-")
+        and not key.startswith(("rebuild-", "watch-"))
     ]
 
 
@@ -167,6 +167,43 @@ def rebuild_lines(cases: list[Any]) -> list[str]:
         ),
         "",
         *table(header, rows),
+        *watch_lines(cases),
+    ]
+
+
+WATCHED = ("description", "operation")  # bench/build_speed.py's watch-<edit> rows
+
+
+def watch_lines(cases: list[Any]) -> list[str]:
+    """The same edits in `spec-gen build --watch`, from the write to the build's end."""
+    rows = []
+    for case in cases:
+        over = case.get("watch_over_cold")
+        if not isinstance(over, dict) or not over:
+            continue
+        row = [str(case.get("case", "?"))]
+        for kind in WATCHED:
+            entry = case.get(f"watch-{kind}") or {}
+            share = over.get(kind)
+            row.append(
+                "failed"
+                if entry.get("error")
+                else number(entry.get("median_s"))
+                + (f" ({share:.0%})" if isinstance(share, (int, float)) else "")
+            )
+        rows.append(row)
+    if not rows:
+        return []
+    return [
+        "",
+        (
+            "The same edits in watch mode (`spec-gen build --watch`, each build forked from a "
+            "process that has imported the generator and warmed datamodel-code-generator up; "
+            "timed from writing the edited spec to the watch's `[watch] built` line, its 0.1 s "
+            "polling included; the share is of the same cold build):"
+        ),
+        "",
+        *table(["case", *(f"after a {kind} edit s (of cold)" for kind in WATCHED)], rows),
     ]
 
 
