@@ -12,8 +12,9 @@ routes, resolves the client's model classes, and prints what it checked."""
 # {"files": ..., "module": the server's models module} comes before them (`Verifier.preload`).
 # $SPEC_GEN_PROBE_CODE, when set: the directory of the modules' code objects compiled before.
 # $SPEC_GEN_PROBE_NICE: how much lower the probe's priority is than the build's (default 10:
-# while the build renders, its own process comes first; the tests, whose workers fill every
-# core, set 0).
+# while a rebuild renders, its own process comes first; 0 for a build with no last check to
+# build on, whose whole check is most of its end; the tests, whose workers fill every core,
+# set 0).
 PROBE = r"""
 import gc
 gc.disable()  # a short-lived process: full collections over thousands of new classes, ~20%

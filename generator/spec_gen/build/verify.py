@@ -127,6 +127,8 @@ class Verifier:
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         if self.code_dir is not None:
             env["SPEC_GEN_PROBE_CODE"] = str(self.code_dir)
+        if not self.proof.last:  # nothing proven to build on: the whole check, at full priority
+            env.setdefault("SPEC_GEN_PROBE_NICE", "0")
         first = self.preload()
         for roles in groups:
             preloads = first if roles[0] == "server" else None
