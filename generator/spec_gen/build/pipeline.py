@@ -65,6 +65,14 @@ if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
 
+def _deaf_to_ctrl_c() -> None:
+    """The validator's process ignores Ctrl-C: the build's own process stops it (as it stops
+    the other workers), with no traceback of the worker's on the terminal."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class SpecInvalid(Exception):
     def __init__(self, findings: list[Finding]) -> None:
         super().__init__(f"{len(findings)} finding(s)")
@@ -133,7 +141,10 @@ def render_tree(
     if models_worker is None:
         models_worker = ForkedWorker(warm_up)
     fork = get_context("fork")
-    with collector_paused(), ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool:
+    with (
+        collector_paused(),
+        ProcessPoolExecutor(max_workers=1, mp_context=fork, initializer=_deaf_to_ctrl_c) as pool,
+    ):
         try:
             reuse = Reuse(cache_dir, config.output, format_python, units_for(config, cache_dir))
             files, spec_bundle, raw, known = _checked_render(

@@ -153,3 +153,42 @@ def test_watch_and_check_do_not_go_together(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "--watch builds on every change; --check compares once" in done.stderr
+
+
+def test_ctrl_c_stops_a_build_with_no_worker_traceback(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) during a rebuild,
+    while the validator's worker waits for work: the build stops with click's one word, no
+    worker's traceback."""
+    repo = Path(__file__).parents[3]
+    spec = tmp_path / "openapi.json"
+    bundled = subprocess.run(
+        [sys.executable, "-m", "spec_gen", "bundle", "--format", "json"]
+        + ["--spec", str(repo / "spec" / "openapi.yaml")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    spec.write_text(bundled.stdout, encoding="utf-8")
+    command = [sys.executable, "-m", "spec_gen", "build", "--spec", str(spec), "--output", "out"]
+    subprocess.run(command, cwd=tmp_path, capture_output=True, check=True)
+    spec.write_text(bundled.stdout.replace('"title":', '"description": "Edited.", "title":', 1))
+    process = subprocess.Popen(
+        [*command, "--timings"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stderr is not None
+    seen = []
+    for line in process.stderr:  # the IR is made: the build renders, the worker waits
+        seen.append(line)
+        if "] " in line and " IR (" in line:
+            break
+    os.killpg(process.pid, signal.SIGINT)
+    rest = process.stderr.read()
+    assert process.wait(timeout=60) == 1, seen
+    assert "Aborted!" in rest
+    assert "Traceback" not in rest and "KeyboardInterrupt" not in rest, rest
