@@ -36,24 +36,27 @@ class WatchRow:
         self.error: str | None = None
         self.runs = 0
         self.process: subprocess.Popen[str] | None = None
-        self.lines: queue.Queue[str] = queue.Queue()
+        self.lines: queue.Queue[str | None] = queue.Queue()
         self.said: list[str] = []
 
     def _read(self) -> None:
         assert self.process is not None and self.process.stderr is not None
         for line in self.process.stderr:
             self.lines.put(line.rstrip("\n"))
-        self.lines.put("")
+        self.lines.put(None)  # the end
 
     def _status(self) -> str:
+        """The watch's next `[watch] ...` line ("" once it has ended)."""
         deadline = time.monotonic() + WAIT_S
         while True:
             try:
                 line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
             except queue.Empty:
                 return f"no [watch] line after {WAIT_S} s"
+            if line is None:
+                return ""
             self.said = [*self.said[-20:], line]
-            if line.startswith("[watch]") or line == "":
+            if line.startswith("[watch]"):
                 return line
 
     def once(self, timed: bool) -> None:

@@ -273,14 +273,24 @@ def build(
     if watch:
         if check:
             raise click.UsageError("--watch builds on every change; --check compares once")
+        from .build.watch import prepare
         from .build.watch import watch as watching
 
-        config = _config(spec).with_overrides(output=Path(out).resolve() if out else None)
+        def config_now() -> Config:
+            return _config(spec).with_overrides(output=Path(out).resolve() if out else None)
+
         once = build.callback  # this function, its errors reported as spec-gen build does
         assert once is not None
         options = {"spec": spec, "out": out, "check": False, "no_cache": no_cache}
         options |= {"strict": strict, "typecheck": typecheck, "timings": timings, "watch": False}
-        sys.exit(watching(config, lambda: once(**options), lambda line: click.echo(line, err=True)))
+        sys.exit(
+            watching(
+                config_now(),
+                lambda: once(**options),
+                lambda: prepare(config_now(), not no_cache),
+                lambda line: click.echo(line, err=True),
+            )
+        )
     if timings:  # the environment carries it to the forked workers too
         import os
 
@@ -302,13 +312,16 @@ def build(
         if unchanged_since_last_build(config, strict=strict):
             click.echo("nothing changed")
             return
+    from .build.watch import prepared
     from .build.worker import ForkedWorker
 
+    # under --watch, started before the change (build/watch.py), when made for this build
+    ready = None if check else prepared(config, not no_cache)
     # the models worker starts now, before the generator is imported here: it imports and
     # warms up datamodel-code-generator while this process imports, reads the spec and
     # builds the IR (a build with nothing to generate closes it at once; one whose models
     # are in the build cache, read by this process, kills it unused)
-    with ForkedWorker(_warm_up_models) as worker:
+    with ready.worker if ready else ForkedWorker(_warm_up_models) as worker:
         from .build import pipeline as builder
         from .build.verify import TypeCheckFailed
 
@@ -323,6 +336,7 @@ def build(
                 typecheck=typecheck,
                 echo=click.echo,
                 models_worker=worker,
+                verifier=ready.verifier if ready else None,
             )
         except TypeCheckFailed as failed:
             click.echo(f"spec-gen: the generated code fails mypy --strict: {failed}", err=True)

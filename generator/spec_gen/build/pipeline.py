@@ -53,7 +53,7 @@ from .target_settings import (
 )
 from .tree import Change, Staging, changes, existing_files, short_diff
 from .verify import Verifier, typecheck_project
-from .worker import ForkedWorker
+from .worker import ForkedWorker, deaf_to_ctrl_c
 
 DOCS_PAGE = "docs.html"  # the reference page inside the server package
 # below this many operations + schemas, starting a second probe interpreter costs more than
@@ -63,14 +63,6 @@ SMALL_TREE = 300
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
-
-
-def _deaf_to_ctrl_c() -> None:
-    """The validator's process ignores Ctrl-C: the build's own process stops it (as it stops
-    the other workers), with no traceback of the worker's on the terminal."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class SpecInvalid(Exception):
@@ -143,7 +135,7 @@ def render_tree(
     fork = get_context("fork")
     with (
         collector_paused(),
-        ProcessPoolExecutor(max_workers=1, mp_context=fork, initializer=_deaf_to_ctrl_c) as pool,
+        ProcessPoolExecutor(max_workers=1, mp_context=fork, initializer=deaf_to_ctrl_c) as pool,
     ):
         try:
             reuse = Reuse(cache_dir, config.output, format_python, units_for(config, cache_dir))
@@ -407,10 +399,12 @@ def build(
     typecheck: bool = False,
     echo: Callable[[str], None] = print,
     models_worker: ForkedWorker | None = None,
+    verifier: Verifier | None = None,
 ) -> list[Change]:
     """Render, verify (imports and mounts), write; `typecheck`: then mypy --strict the output.
 
-    `models_worker`: one already started (see `render_tree`); the caller closes it.
+    `models_worker`, `verifier`: ones already started (build/watch.py); the caller closes
+    the worker (this closes the verifier it uses).
     Raises verify.TypeCheckFailed when mypy finds errors in the written output.
     """
     if use_cache and unchanged_since_last_build(config, strict=strict):
@@ -422,7 +416,7 @@ def build(
     # the middle, its first collections walk all the build made, ~0.3 s on a large spec
     with collector_paused():
         cache_dir = config.root / CACHE_DIR if use_cache else None
-        verifier = Verifier(
+        verifier = verifier or Verifier(
             config.server_package,
             config.client_package,
             cache_dir,

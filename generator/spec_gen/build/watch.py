@@ -7,11 +7,15 @@ size, modification time and inode, every 0.1 s: a few `stat` calls, no dependenc
 file-system notification API to rely on).
 
 Each build runs in a process forked from this one, which has imported the generator and run
-datamodel-code-generator once already: a build after an edit starts with every module
-imported and the models tool warm (its models worker, forked in turn, inherits that), and
-is otherwise exactly `spec-gen build` (the same caches, the same output, the same messages;
-a failed build leaves the output as it was and the watch goes on). After each build one line
-on stderr says how it went and how long it took:
+datamodel-code-generator once already; the process for the next build is forked as soon as
+the last one ends, and gets ready while nothing changes: it starts its models worker (which
+warms datamodel-code-generator up) and the verify probes (which import FastAPI, pydantic and
+the last proven models), then waits for the change (`prepared`: what a build takes from it,
+when the settings are still the ones it was made for). A build after an edit so starts with
+all of that done, and is otherwise exactly `spec-gen build` (the same caches, the same
+output, the same messages; a failed build leaves the output as it was and the watch goes
+on). After each build one line on stderr says how it went and how long it took from the
+change it saw:
 
     [watch] built in 0.84 s; watching 3 files (Ctrl-C stops)
 
@@ -28,10 +32,16 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.config import PACKAGED_TEMPLATES, Config
 from .cache import CACHE_DIR
+
+if TYPE_CHECKING:
+    from .verify import Verifier
+    from .worker import ForkedWorker
 
 POLL_S = 0.1  # how often the inputs are looked at
 SETTLE_S = 0.05  # a change is built once the inputs look the same twice this far apart
@@ -91,16 +101,78 @@ def warm_up(config: Config) -> None:
     models_warm_up()
 
 
-def forked(run: Callable[[], object]) -> int:
-    """`run()` in a forked process; its exit status (SystemExit's code, 130 on Ctrl-C)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
+@dataclass
+class Prepared:
+    """A build's models worker and verifier, started before the change it builds."""
+
+    config: Config
+    use_cache: bool
+    worker: ForkedWorker
+    verifier: Verifier
+
+    def close(self) -> None:
+        self.verifier.close()
+        self.worker.close()
+
+
+_READY: list[Prepared] = []  # made in this process, not yet taken by its build
+_MADE: list[Prepared] = []  # every one made in this process (closed when it ends)
+
+
+def prepare(config: Config, use_cache: bool) -> None:
+    """Start what the build in this process will take (`prepared`)."""
+    from ..targets.models.run import warm_up as models_warm_up
+    from .verify import Verifier
+    from .worker import ForkedWorker
+
+    cache_dir = config.root / CACHE_DIR if use_cache else None
+    worker = ForkedWorker(models_warm_up)
+    verifier = Verifier(
+        config.server_package,
+        config.client_package,
+        cache_dir,
+        config.output if use_cache else None,
+    )
+    made = Prepared(config, use_cache, worker, verifier)
+    _MADE.append(made)
+    verifier.start()
+    _READY.append(made)
+
+
+def prepared(config: Config, use_cache: bool) -> Prepared | None:
+    """What was started for this build before its change, if made for these settings."""
+    if not _READY:
+        return None
+    ready = _READY.pop()
+    if ready.config != config or ready.use_cache != use_cache:
+        ready.close()
+        return None
+    return ready
+
+
+class Pending:
+    """A build forked ahead: it gets ready (`get_ready`), then waits for `go`."""
+
+    def __init__(self, run: Callable[[], object], get_ready: Callable[[], object]) -> None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        wait, self._go = os.pipe()
+        self.pid = os.fork()
+        if self.pid:
+            os.close(wait)
+            return
+        os.close(self._go)
         code = 2
         try:
-            run()
-            code = 0
+            try:
+                get_ready()
+            except Exception:  # noqa: BLE001,S110  (the build makes its own, and says why)
+                pass
+            if os.read(wait, 1) != b"g":  # the watch stopped
+                code = 0
+            else:
+                run()
+                code = 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             if isinstance(exc.code, str):
@@ -110,15 +182,30 @@ def forked(run: Callable[[], object]) -> int:
         except BaseException:  # noqa: BLE001  (the watch goes on; the build says why)
             traceback.print_exc()
         finally:
+            for made in _MADE:
+                made.close()
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
-    try:
-        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    except KeyboardInterrupt:  # the build stops too (Ctrl-C reaches it; a signal may not)
-        os.kill(pid, signal.SIGTERM)
-        os.waitpid(pid, 0)
-        raise
+
+    def go(self) -> int:
+        """Run the build; its exit status (SystemExit's code, 130 on Ctrl-C)."""
+        os.write(self._go, b"g")
+        os.close(self._go)
+        return self.wait()
+
+    def cancel(self) -> None:
+        """The watch stops: the build waiting is not run."""
+        os.close(self._go)
+        self.wait()
+
+    def wait(self) -> int:
+        try:
+            return os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        except KeyboardInterrupt:  # the build stops too (Ctrl-C reaches it; a signal may not)
+            os.kill(self.pid, signal.SIGTERM)
+            os.waitpid(self.pid, 0)
+            raise
 
 
 def _stop(signum: int, frame: object) -> None:
@@ -142,23 +229,34 @@ def wait_for_change(before: dict[Path, Stamp]) -> None:
         now = later
 
 
-def watch(config: Config, run: Callable[[], object], echo: Callable[[str], None]) -> int:
-    """Build with `run()` (forked), then again after each change of the inputs, until
-    Ctrl-C (or SIGTERM); 0 then."""
+def watch(
+    config: Config,
+    run: Callable[[], object],
+    get_ready: Callable[[], object],
+    echo: Callable[[str], None],
+) -> int:
+    """Build with `run()` (in a process forked ahead, which calls `get_ready()` first: see
+    `prepare`), then again after each change of the inputs, until Ctrl-C (or SIGTERM); 0
+    then."""
     signal.signal(signal.SIGTERM, _stop)  # as Ctrl-C, here and in the builds forked
     warm_up(config)
+    pending: Pending | None = None
     try:
+        pending = Pending(run, get_ready)
+        started = time.perf_counter()
         while True:
-            files = watched(config)
-            before = stamps(files)  # taken before the build: an edit during it is seen
-            started = time.perf_counter()
-            code = forked(run)
+            before = stamps(watched(config))  # taken before the build: an edit during it is seen
+            code, pending = pending.go(), None
             took = time.perf_counter() - started
             for path in watched(config):  # a file the spec now refers to
                 before.setdefault(path, stamps([path])[path])
             how = "built" if code == 0 else f"build failed (exit status {code})"
             echo(f"[watch] {how} in {took:.2f} s; watching {len(before)} files (Ctrl-C stops)")
+            pending = Pending(run, get_ready)  # the next one gets ready while nothing changes
             wait_for_change(before)
+            started = time.perf_counter()
     except KeyboardInterrupt:
+        if pending is not None:
+            pending.cancel()
         echo("[watch] stopped")
         return 0

@@ -158,6 +158,12 @@ class ForkedWorker:
         self.close()
 
 
+def deaf_to_ctrl_c() -> None:
+    """A worker process ignores Ctrl-C (a pool's initializer): the build's own process stops
+    it, with no traceback of the worker's on the terminal."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _serve(jobs: int, results: int, first: Callable[[], object] | None) -> None:
     """The worker's loop: the first call (its failure is not fatal: the real call will
     raise it again where it is read), then each submitted call until the pipe closes."""

@@ -27,7 +27,10 @@ def mark(what: str, since: float | None = None) -> None:
         return
     now = time.perf_counter()
     took = "" if since is None else f" +{now - since:6.3f}"
-    print(f"[timings] {now - _START:7.3f}{took} {what} ({os.getpid()})", file=sys.stderr)
+    # one write per line: the workers print on the same stderr, and print()'s two writes
+    # (the text, then the newline) interleave with theirs
+    sys.stderr.write(f"[timings] {now - _START:7.3f}{took} {what} ({os.getpid()})\n")
+    sys.stderr.flush()
 
 
 @contextmanager

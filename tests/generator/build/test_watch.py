@@ -44,7 +44,7 @@ components:
 class Watcher:
     def __init__(self, project: Path) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "spec_gen", "build", "--watch"],
+            [sys.executable, "-m", "spec_gen", "build", "--watch", "--timings"],
             cwd=project,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -52,7 +52,7 @@ class Watcher:
             start_new_session=True,
             env={**os.environ, "SPEC_GEN_PROBE_NICE": "0"},
         )
-        self.lines: queue.Queue[str] = queue.Queue()
+        self.lines: queue.Queue[str | None] = queue.Queue()
         self.seen: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -60,15 +60,17 @@ class Watcher:
         assert self.process.stderr is not None
         for line in self.process.stderr:
             self.lines.put(line.rstrip("\n"))
-        self.lines.put("")  # the end
+        self.lines.put(None)  # the end
 
     def next_status(self, timeout: float = 180) -> str:
-        """The next `[watch] ...` line."""
+        """The next `[watch] ...` line ("" once the watch has ended)."""
         deadline = time.monotonic() + timeout
         while True:
             line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            if line is None:
+                return ""
             self.seen.append(line)
-            if line.startswith("[watch]") or line == "":
+            if line.startswith("[watch]"):
                 return line
 
 
@@ -98,11 +100,22 @@ def test_watch_rebuilds_on_each_edit_and_stops_cleanly(tmp_path: Path) -> None:
         assert "watching 2 files" in first  # the spec and pyproject.toml
         assert existing_files(output) == _cold(project)
 
-        # an edit: built again, as a cold build of the edited spec
+        # an edit: built again, as a cold build of the edited spec, by the process that got
+        # ready while nothing changed: its models worker warmed up before the edit
+        time.sleep(3)  # it gets ready
+        mark = len(watcher.seen)
         _write(spec, SPEC.replace("DESCRIPTION", "Every thing, edited."))
         assert watcher.next_status().startswith("[watch] built in "), watcher.seen
         assert existing_files(output) == _cold(project)
         assert "Every thing, edited." in (output / "docs" / "things.md").read_text()
+        assert not any("models: warm-up" in line for line in watcher.seen[mark:]), watcher.seen
+
+        # the settings changed (a package renamed): what was made for the old ones is not used
+        settings = (project / "pyproject.toml").read_text(encoding="utf-8")
+        _write(project / "pyproject.toml", settings.replace('"w_client"', '"w2_client"'))
+        assert watcher.next_status().startswith("[watch] built in "), watcher.seen
+        assert (output / "client" / "w2_client" / "__init__.py").is_file()
+        assert existing_files(output) == _cold(project)
 
         # a broken spec: the build fails, says where, writes nothing; the watch goes on
         written = existing_files(output)
