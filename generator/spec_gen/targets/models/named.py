@@ -320,3 +320,53 @@ def _refs_in(node: Any) -> list[Any]:
     if isinstance(node, list):
         return [r for v in node for r in _refs_in(v)]
     return []
+
+
+def tool_names_some(schemas: dict[str, Any]) -> bool:
+    """Whether datamodel-code-generator would still name a class itself in a run on
+    `schemas` (a named document's): an inline schema `named` leaves in place that the tool
+    writes as a class (an object with properties, an enum, an allOf with an inline member,
+    a ref with keywords beside, a constrained member, items or map value) anywhere below a
+    component's own schema and its allOf members. Its module would then not split
+    (pieces.split), so no run on a part of the document is worth making; checked on every
+    corpus document (build/models_cache.py's two runs at once)."""
+    return any(_names_inside(schema, "root") for schema in schemas.values())
+
+
+def _names_inside(node: Any, where: str) -> bool:
+    if not isinstance(node, dict):
+        return False
+    if where not in ("root", "root allOf"):
+        if "$ref" in node:
+            return not _annotation({k: v for k, v in node.items() if k != "$ref"})
+        if (isinstance(node.get("properties"), dict) and node["properties"]) or isinstance(
+            node.get("enum"), list
+        ):
+            return True
+        members = node.get("allOf")
+        if isinstance(members, list) and any(
+            not _annotation(m) and not (isinstance(m, dict) and set(m) == {"$ref"})
+            for m in members
+        ):
+            return True
+        if where in ("member", "items", "value") and _classed(node, "member"):
+            return True
+    elif "$ref" in node:
+        return False
+    for key, value in node.items():
+        if key in ("oneOf", "anyOf") and isinstance(value, list):
+            found = any(_names_inside(v, "member") for v in value)
+        elif key == "allOf" and isinstance(value, list):
+            inner = "root allOf" if where == "root" else "allOf"
+            found = any(_names_inside(v, inner) for v in value)
+        elif key == "properties" and isinstance(value, dict):
+            found = any(_names_inside(v, "property") for v in value.values())
+        elif key == "items":
+            found = _names_inside(value, "items")
+        elif key in ("additionalProperties", "not"):
+            found = _names_inside(value, "value")
+        else:
+            found = False
+        if found:
+            return True
+    return False
