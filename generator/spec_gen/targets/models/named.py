@@ -345,8 +345,7 @@ def _names_inside(node: Any, where: str) -> bool:
             return True
         members = node.get("allOf")
         if isinstance(members, list) and any(
-            not _annotation(m) and not (isinstance(m, dict) and set(m) == {"$ref"})
-            for m in members
+            not _annotation(m) and not (isinstance(m, dict) and set(m) == {"$ref"}) for m in members
         ):
             return True
         if where in ("member", "items", "value") and _classed(node, "member"):
