@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import signal
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,7 @@ TWO_RUNS_FROM = 400
 MOST = 0.75
 
 Pieces = dict[str, dict[str, Any]]
+_PR_SET_PDEATHSIG = 1
 
 
 def two_parts(
@@ -66,6 +68,20 @@ def two_parts(
     return first, second
 
 
+def _die_with(parent: int) -> None:
+    """End this process when `parent` ends (a build stopped early kills the models worker,
+    ForkedWorker.close: its forked run must not go on alone). Linux's prctl; elsewhere the
+    run ends at its first write to the closed pipe."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # it ended before the line above
+        os._exit(1)
+
+
 def run_in_two(
     part: Callable[[list[str]], Pieces | None], parts: tuple[list[str], list[str]]
 ) -> Pieces | None:
@@ -73,11 +89,13 @@ def run_in_two(
     pieces together, or None when a run did not split or failed (the caller then makes the
     module in one run, which raises what the tool refused)."""
     read, write = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the forked run: never returns to the caller's code
         code = 1
         try:
             os.close(read)
+            _die_with(parent)
             try:
                 answer = part(parts[1])
             except Exception:  # noqa: BLE001  (the whole run, in the parent, says why)
@@ -95,7 +113,7 @@ def run_in_two(
         mine = None
     try:
         if mine is None:  # the other's answer is no use
-            os.kill(pid, 9)
+            os.kill(pid, signal.SIGKILL)
             return None
         chunks = []
         while chunk := os.read(read, 1 << 20):

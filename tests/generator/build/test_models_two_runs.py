@@ -6,7 +6,9 @@ and a wrong guess still falls back to it."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from spec_gen.build import models_parts
 from spec_gen.build.models_cache import closure, dependencies, generated_per_class
 from spec_gen.build.models_parts import two_parts
 from spec_gen.build.pipeline import render_tree
+from spec_gen.build.worker import ForkedWorker
 from spec_gen.core.config import load_config
 from spec_gen.core.timings import ENV
 from spec_gen.targets.models import named as named_module
@@ -227,3 +230,39 @@ def test_a_document_of_named_classes_only_is_predicted_to_split() -> None:
     source, notes, _ = run_datamodel_codegen(document, "# h")
     assert split(source, list(named), notes) is not None
     assert not tool_names_some(named)
+
+
+def _two_slow_parts(where: str) -> None:
+    def part(names: list[str]) -> dict[str, Any]:
+        (Path(where) / str(os.getpid())).write_text(names[0], encoding="utf-8")
+        time.sleep(60)
+        return {}
+
+    models_parts.run_in_two(part, (["mine"], ["theirs"]))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_the_forked_run_ends_with_the_models_worker(tmp_path: Path) -> None:
+    """A build stopped early kills the models worker (ForkedWorker.close): its forked run
+    does not go on alone."""
+    with ForkedWorker() as worker:
+        worker.submit(_two_slow_parts, str(tmp_path))
+        deadline = time.monotonic() + 20
+        while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        runs = {int(p.name): p.read_text(encoding="utf-8") for p in tmp_path.iterdir()}
+        assert sorted(runs.values()) == ["mine", "theirs"]
+        forked = next(pid for pid, part in runs.items() if part == "theirs")
+        assert forked != worker.pid and _alive(forked)
+    deadline = time.monotonic() + 5
+    while _alive(forked) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _alive(forked)
