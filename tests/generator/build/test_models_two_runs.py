@@ -156,10 +156,12 @@ def test_the_parts_are_closed_apart_and_balanced() -> None:
 # what the tool still names itself (models documents: after the IR and named.py), each seen
 # in a corpus document
 _NAMED_BY_THE_TOOL = {
-    # Lago: a ref with a `required` of its own is a class named after the ref (`Thing1`)
-    "ref with keywords": {
-        "Thing": {"type": "object", "properties": {"name": {"type": "string"}}},
-        "Input": _object(thing={**_ref("Thing"), "required": ["name"]}),
+    # OpenAI: an array's items a constrained array (`PromptItem`)
+    "constrained items": {
+        "Prompt": {
+            "type": "array",
+            "items": {"type": "array", "minItems": 1, "items": {"type": "integer"}},
+        }
     },
     # Box: an allOf member's property that is an allOf of inline objects (`Permissions`)
     "inline allOf": {
@@ -215,12 +217,13 @@ def test_a_document_the_tool_names_a_class_of_is_made_in_one_run(
     capfd.readouterr()
     assert generated_per_class(document, "# h", tmp_path) == whole
     err = capfd.readouterr().err
-    assert "two runs" not in err and len(_runs(err)) == 1, err  # the whole, at once
+    assert "two runs" not in err and err.count("models: generate (") == 1, err  # the whole
     # guessed wrong: the parts do not split, the whole is made after them
     monkeypatch.setattr(named_module, "tool_names_some", lambda _: False)
     assert generated_per_class(document, "# h", tmp_path) == whole
     err = capfd.readouterr().err
-    assert "two runs" not in err and len(_runs(err)) >= 2, err  # a part, then the whole
+    # a part at least (the other's process is stopped once one does not split), the whole
+    assert "two runs" not in err and err.count("models: generate (") >= 2, err
     assert not (tmp_path / "classes.json").exists()
 
 
@@ -266,3 +269,27 @@ def test_the_forked_run_ends_with_the_models_worker(tmp_path: Path) -> None:
     while _alive(forked) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not _alive(forked)
+
+
+def test_a_ref_with_a_required_of_its_own_is_named_first_and_the_module_splits() -> None:
+    """Lago: `add_on: {$ref: AddOnBaseInput, required: [...]}` is a copy of the class it
+    names with those fields required; the tool named it after the property (`AddOn`) and
+    the schema `AddOn` became `AddOn1`, so the routes answering `AddOn` answered the copy.
+    named.py names it after where it sits; every class is a schema's, the module splits."""
+    base = {"type": "object", "properties": {"name": {"type": "string"}}}
+    schemas = {
+        "AddOnBaseInput": base,
+        "AddOnObject": _object(id={"type": "string"}),
+        "AddOn": _object(add_on=_ref("AddOnObject")),
+        "AddOnCreateInput": _object(add_on={**_ref("AddOnBaseInput"), "required": ["name"]}),
+    }
+    document = _models_document(schemas)
+    named = document["components"]["schemas"]
+    assert not tool_names_some(named)
+    source, notes, _ = run_datamodel_codegen(document, "# h")
+    pieces = split(source, list(named), notes)
+    assert pieces is not None
+    assert "add_on: AddOnObject" in pieces["AddOn"]["text"]
+    copy = pieces["AddOnCreateInputAddOn"]["text"]
+    assert "name: str\n" in copy + "\n", copy  # required in the copy, optional in the base
+    assert "add_on: AddOnCreateInputAddOn" in pieces["AddOnCreateInput"]["text"]

@@ -178,8 +178,11 @@ def _classed(schema: Any, where: str) -> bool:
     discriminator."""
     if not isinstance(schema, dict):
         return False
-    if "$ref" in schema:  # a `type` beside it: a class of its own, named after the property
-        return "type" in schema
+    if "$ref" in schema:  # a `type` beside it: a class of its own, named after the property;
+        # a `required` beside it: a copy of the class it names, named after the property
+        # (Lago's `add_on: {$ref: AddOnBaseInput, required: [...]}` was `AddOn`, and the
+        # schema `AddOn` became `AddOn1`)
+        return "type" in schema or "required" in schema
     if isinstance(schema.get("properties"), dict) and schema["properties"]:
         return True
     if isinstance(schema.get("enum"), list):
