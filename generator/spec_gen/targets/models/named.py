@@ -16,10 +16,14 @@ writes is a schema of the models document and can be generated apart (build/mode
   when the union has several). A member that
   is a map or a bare object, a plain type, an array, `null` is left in place: the tool types
   it inline.
-- an enum in a property of an inline allOf member: a component (`TagType`).
+- an enum in a property of an inline allOf member: a component (`TagType`);
+- a ref with a `required` of its own (the tool writes a copy of the class it names with
+  those fields required, named after the property, which could take a schema's name):
+  a component (`AddOnCreateInputAddOn`).
 
 A schema the tool would still name itself leaves the module unsplit (pieces.split): the
-whole document is generated in one run, as before.
+whole document is generated in one run, as before; `tool_names_some` tells so before any
+run (build/models_parts.py then makes no run on a part).
 """
 
 from __future__ import annotations
