@@ -24,6 +24,7 @@ from ..core.graphs import reached
 from ..core.timings import mark, stage
 from ..document.openapi import SCHEMA_REF
 from ..document.pointer import unescape_pointer_token
+from .models_parts import run_in_two, two_parts
 
 CLASSES = "classes.json"
 Keys = dict[str, str]
@@ -61,12 +62,14 @@ def dependencies(schemas: dict[str, Any]) -> dict[str, list[str]]:
     return graph
 
 
-def class_keys(schemas: dict[str, Any], base: str) -> Keys:
+def class_keys(
+    schemas: dict[str, Any], base: str, graph: dict[str, list[str]] | None = None
+) -> Keys:
     """Each schema's key: its name, `base` and the hashes of everything it depends on
-    (Merkle-style over the strongly connected components of `dependencies`)."""
+    (Merkle-style over the strongly connected components of `dependencies`, `graph`)."""
     from ..targets.models.depth import _components
 
-    graph = dependencies(schemas)
+    graph = dependencies(schemas) if graph is None else graph
     own = {name: _sha(json.dumps(schema, sort_keys=True)) for name, schema in schemas.items()}
     components = _components(list(schemas), graph)  # successors first
     component_of = {name: i for i, members in enumerate(components) for name in members}
@@ -125,11 +128,24 @@ def _header(document: dict[str, Any], header: str) -> str:
     return f"{header}\n{note}" if note else header
 
 
+def _pieces(document: dict[str, Any], names: list[str]) -> dict[str, Any] | None:
+    """The pieces of one run on the schemas `names` (closed under refs); None when its module
+    does not split."""
+    from ..targets.models.pieces import split
+    from ..targets.models.run import run_datamodel_codegen
+
+    schemas = document["components"]["schemas"]
+    part = {**document, "components": {"schemas": {n: schemas[n] for n in names}}}
+    source, notes, _ = run_datamodel_codegen(part, "#")
+    return split(source, names, notes)
+
+
 def generated_per_class(
     document: dict[str, Any], header: str, cache_dir: Path | None
 ) -> tuple[str, list[str], int]:
     """The models module: kept pieces, the missing ones generated (one run on their
     closures; the whole document when that run does not split), assembled."""
+    from ..targets.models.named import tool_names_some
     from ..targets.models.pieces import assembled, split
     from ..targets.models.run import run_datamodel_codegen
 
@@ -137,19 +153,23 @@ def generated_per_class(
     if not schemas:
         return run_datamodel_codegen(document, header)
     with stage("models: class keys"):
-        keys = class_keys(schemas, _base(header))
+        graph = dependencies(schemas)
+        keys = class_keys(schemas, _base(header), graph)
     kept = _load(cache_dir)
     pieces = {name: kept["pieces"][key] for name, key in keys.items() if key in kept["pieces"]}
     missing = [name for name in schemas if name not in pieces]
     made = None
     if not missing:
         mark(f"models: 0 of {len(schemas)} classes generated")
-    elif len(missing) < len(schemas):
-        wanted = closure(missing, dependencies(schemas))
+    else:
+        wanted = closure(missing, graph)
         names = [name for name in schemas if name in wanted]
-        part = {**document, "components": {"schemas": {n: schemas[n] for n in names}}}
-        source, notes, _ = run_datamodel_codegen(part, "#")
-        made = split(source, names, notes)
+        # not when the tool names a class itself: no run on a part would split
+        parts = None if tool_names_some(schemas) else two_parts(names, schemas, graph)
+        if parts is not None:
+            made = run_in_two(lambda part: _pieces(document, part), parts)
+        elif len(missing) < len(schemas):
+            made = _pieces(document, names)
         if made is not None:
             mark(f"models: {len(names)} of {len(schemas)} classes generated")
     if missing and made is None:  # a cold build, or a run that did not split

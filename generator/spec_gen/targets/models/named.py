@@ -16,10 +16,14 @@ writes is a schema of the models document and can be generated apart (build/mode
   when the union has several). A member that
   is a map or a bare object, a plain type, an array, `null` is left in place: the tool types
   it inline.
-- an enum in a property of an inline allOf member: a component (`TagType`).
+- an enum in a property of an inline allOf member: a component (`TagType`);
+- a ref with a `required` of its own (the tool writes a copy of the class it names with
+  those fields required, named after the property, which could take a schema's name):
+  a component (`AddOnCreateInputAddOn`).
 
 A schema the tool would still name itself leaves the module unsplit (pieces.split): the
-whole document is generated in one run, as before.
+whole document is generated in one run, as before; `tool_names_some` tells so before any
+run (build/models_parts.py then makes no run on a part).
 """
 
 from __future__ import annotations
@@ -178,8 +182,11 @@ def _classed(schema: Any, where: str) -> bool:
     discriminator."""
     if not isinstance(schema, dict):
         return False
-    if "$ref" in schema:  # a `type` beside it: a class of its own, named after the property
-        return "type" in schema
+    if "$ref" in schema:  # a `type` beside it: a class of its own, named after the property;
+        # a `required` beside it: a copy of the class it names, named after the property
+        # (Lago's `add_on: {$ref: AddOnBaseInput, required: [...]}` was `AddOn`, and the
+        # schema `AddOn` became `AddOn1`)
+        return "type" in schema or "required" in schema
     if isinstance(schema.get("properties"), dict) and schema["properties"]:
         return True
     if isinstance(schema.get("enum"), list):
@@ -320,3 +327,52 @@ def _refs_in(node: Any) -> list[Any]:
     if isinstance(node, list):
         return [r for v in node for r in _refs_in(v)]
     return []
+
+
+def tool_names_some(schemas: dict[str, Any]) -> bool:
+    """Whether datamodel-code-generator would still name a class itself in a run on
+    `schemas` (a named document's): an inline schema `named` leaves in place that the tool
+    writes as a class (an object with properties, an enum, an allOf with an inline member,
+    a ref with keywords beside, a constrained member, items or map value) anywhere below a
+    component's own schema and its allOf members. Its module would then not split
+    (pieces.split), so no run on a part of the document is worth making; checked on every
+    corpus document (build/models_cache.py's two runs at once)."""
+    return any(_names_inside(schema, "root") for schema in schemas.values())
+
+
+def _names_inside(node: Any, where: str) -> bool:
+    if not isinstance(node, dict):
+        return False
+    if where not in ("root", "root allOf"):
+        if "$ref" in node:
+            return not _annotation({k: v for k, v in node.items() if k != "$ref"})
+        if (isinstance(node.get("properties"), dict) and node["properties"]) or isinstance(
+            node.get("enum"), list
+        ):
+            return True
+        members = node.get("allOf")
+        if isinstance(members, list) and any(
+            not _annotation(m) and not (isinstance(m, dict) and set(m) == {"$ref"}) for m in members
+        ):
+            return True
+        if where in ("member", "items", "value") and _classed(node, "member"):
+            return True
+    elif "$ref" in node:
+        return False
+    for key, value in node.items():
+        if key in ("oneOf", "anyOf") and isinstance(value, list):
+            found = any(_names_inside(v, "member") for v in value)
+        elif key == "allOf" and isinstance(value, list):
+            inner = "root allOf" if where == "root" else "allOf"
+            found = any(_names_inside(v, inner) for v in value)
+        elif key == "properties" and isinstance(value, dict):
+            found = any(_names_inside(v, "property") for v in value.values())
+        elif key == "items":
+            found = _names_inside(value, "items")
+        elif key in ("additionalProperties", "not"):
+            found = _names_inside(value, "value")
+        else:
+            found = False
+        if found:
+            return True
+    return False
