@@ -6,7 +6,9 @@ edited spec is written to the watch's `[watch] built` line: its polling (every 0
 Each row runs one watch, in a project of its own built once beforehand (the watch's first
 build is not timed), for the whole bench; run i (warm-up included) writes the document with
 edits 1 ... i+1, as the `rebuild-<edit>` rows do. The watch's builds are not its children's
-(it forks them), so no CPU time is given for these rows.
+(it forks them), so no CPU time is given for these rows. After each build the row waits
+until the watch's processes stop using CPU (the next build's process gets ready then), so
+that work does not fall into the bench's next rows.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 WAIT_S = 900
+SETTLE_MAX_S = 60  # at most this long waiting for the watch's processes to go idle
 
 
 class WatchRow:
@@ -78,6 +81,7 @@ class WatchRow:
                     self.said[-3:]
                 )
                 return
+            self._settle()
         start = time.perf_counter()
         self.write(self.runs)
         self.runs += 1
@@ -87,6 +91,38 @@ class WatchRow:
             self.error = f"{line or 'the watch ended'}: " + " / ".join(self.said[-3:])
         elif timed:
             self.times.append(elapsed)
+        self._settle()
+
+    def _settle(self) -> None:
+        """Wait until the watch's processes use no more CPU: after a build, the process of
+        the next one gets ready (its models worker, its probes importing the last models),
+        which would otherwise run during the bench's next rows (and a user's next edit
+        comes after it, as the next run's here does)."""
+        assert self.process is not None
+        last, deadline = -1, time.monotonic() + SETTLE_MAX_S
+        while time.monotonic() < deadline:
+            used = _session_cpu_ticks(self.process.pid)
+            if used == last:
+                return
+            last = used
+            time.sleep(0.5)
+
+
+def _session_cpu_ticks(session: int) -> int:
+    """The CPU time (clock ticks, user + system) of the processes of a session now."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if (
+            len(fields) > 12 and int(fields[3]) == session
+        ):  # after the name: state, ppid, pgrp, session
+            total += int(fields[11]) + int(fields[12])
+    return total
 
     def median(self) -> float | None:
         return statistics.median(self.times) if self.times and self.error is None else None
