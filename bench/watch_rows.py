@@ -107,6 +107,17 @@ class WatchRow:
             last = used
             time.sleep(0.5)
 
+    def median(self) -> float | None:
+        return statistics.median(self.times) if self.times and self.error is None else None
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
 
 def _session_cpu_ticks(session: int) -> int:
     """The CPU time (clock ticks, user + system) of the processes of a session now."""
@@ -118,19 +129,7 @@ def _session_cpu_ticks(session: int) -> int:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if (
-            len(fields) > 12 and int(fields[3]) == session
-        ):  # after the name: state, ppid, pgrp, session
+        # after the name: state, ppid, pgrp, session, ..., utime (12th), stime (13th)
+        if len(fields) > 12 and int(fields[3]) == session:
             total += int(fields[11]) + int(fields[12])
     return total
-
-    def median(self) -> float | None:
-        return statistics.median(self.times) if self.times and self.error is None else None
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
