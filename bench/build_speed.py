@@ -526,23 +526,26 @@ def rebuild_aims(table: list[dict[str, Any]]) -> dict[str, bool]:
     ]
     worst = max((v for *_, v in every if v is not None), default=None)
     aims = {}
-    if small:
-        listed = ", ".join(
-            f"{case} {kind} " + ("failed" if v is None else f"{v:.2f}") for case, kind, v in small
+
+    def listed(rows: list[tuple[str, str, Any]]) -> str:
+        return ", ".join(
+            f"{case} {kind} " + ("failed" if v is None else f"{v:.2f}") for case, kind, v in rows
         )
+
+    def within(rows: list[tuple[str, str, Any]]) -> bool:
+        return all(v is not None and v <= REBUILD_AIM for *_, v in rows)
+
+    if small:
         aims[
-            f"rebuild after a one-operation or one-description edit at most {REBUILD_AIM:.0%} of the cold build on every large document (--extra): {listed}"
-        ] = all(v is not None and v <= REBUILD_AIM for *_, v in small)
+            f"rebuild after a one-operation or one-description edit at most {REBUILD_AIM:.0%} of the cold build on every large document (--extra): {listed(small)}"
+        ] = within(small)
     watched = [
         (c["case"], k, v) for c in extras for k, v in (c.get("watch_over_cold") or {}).items()
     ]
     if watched:
-        listed = ", ".join(
-            f"{case} {kind} " + ("failed" if v is None else f"{v:.2f}") for case, kind, v in watched
-        )
         aims[
-            f"the same in watch mode (`spec-gen build --watch`, from the write to the build's end): {listed}"
-        ] = all(v is not None and v <= REBUILD_AIM for *_, v in watched)
+            f"the same in watch mode (`spec-gen build --watch`, from the write to the build's end): {listed(watched)}"
+        ] = within(watched)
     if every:
         aims[
             "rebuild after any edit never above the cold build (every case; worst "
