@@ -566,18 +566,7 @@ def rebuild_table(report: dict[str, Any]) -> list[str]:
     ]  # fmt: skip
     for c in cases:
         cold = c["cold-json"]["median_s"] if "cold-json" in c else c["cold"]["median_s"]
-        cells = []
-        for kind in EDITS:
-            value, ratio = c.get(f"rebuild-{kind}") or {}, c["rebuild_over_cold"].get(kind)
-            if value.get("error") or value.get("median_s") is None:
-                cells.append("failed" if value.get("error") else "—")
-            else:
-                cpu = value.get("median_cpu_s")
-                cells.append(
-                    f"{value['median_s']:.2f}"
-                    + (f" [{cpu:.2f}]" if cpu is not None else "")
-                    + (f" ({ratio:.0%})" if ratio is not None else "")
-                )
+        cells = [_cell(c.get(f"rebuild-{k}"), c["rebuild_over_cold"].get(k)) for k in EDITS]
         out.append(
             f"| {c['case']} | {'—' if cold is None else f'{cold:.2f}'} | "
             + " | ".join(cells)
@@ -591,18 +580,22 @@ def rebuild_table(report: dict[str, Any]) -> list[str]:
             "| --- | " + " | ".join("---:" for _ in WATCHED) + " |",
         ]  # fmt: skip
         for c in watched:
-            cells = []
-            for kind in WATCHED:
-                value, ratio = c.get(f"watch-{kind}") or {}, c["watch_over_cold"].get(kind)
-                if value.get("error") or value.get("median_s") is None:
-                    cells.append("failed" if value.get("error") else "—")
-                else:
-                    cells.append(
-                        f"{value['median_s']:.2f}"
-                        + (f" ({ratio:.0%})" if ratio is not None else "")
-                    )
+            cells = [_cell(c.get(f"watch-{k}"), c["watch_over_cold"].get(k)) for k in WATCHED]
             out.append(f"| {c['case']} | " + " | ".join(cells) + " |")
     return out
+
+
+def _cell(value: dict[str, Any] | None, ratio: float | None) -> str:
+    """A rebuild's cell: its median wall clock [CPU] (its share of the cold build)."""
+    value = value or {}
+    if value.get("error") or value.get("median_s") is None:
+        return "failed" if value.get("error") else "—"
+    cpu = value.get("median_cpu_s")
+    return (
+        f"{value['median_s']:.2f}"
+        + (f" [{cpu:.2f}]" if cpu is not None else "")
+        + (f" ({ratio:.0%})" if ratio is not None else "")
+    )
 
 
 def markdown(report: dict[str, Any]) -> str:
