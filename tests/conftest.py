@@ -36,6 +36,8 @@ LONGEST_FIRST = (
     "tests/contract/test_schemathesis.py",
     "tests/corpus/test_fidelity_large.py",
     "tests/generator/commands/test_own_spec.py",
+    "tests/generator/build/test_verify.py",
+    "tests/generator/build/test_incremental.py",
     "tests/service/test_webhook_delivery.py",
     "tests/client/test_client_retries.py",
     "tests/docs/test_docs_browser.py",
@@ -49,6 +51,9 @@ LONGEST_FIRST = (
     "tests/service/test_contacts.py",
     "tests/generator/diff/test_diff_generated.py",
     "tests/corpus/test_corpus.py",
+    "tests/generator/build/test_unit_keys.py",
+    "tests/generator/build/test_models_two_runs.py",
+    "tests/generator/build/test_build.py",
 )
 
 
