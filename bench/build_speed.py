@@ -386,13 +386,15 @@ def bench(args: argparse.Namespace, tools: dict[str, str], tmp: Path) -> int:
         rows += case_rows
         log(f"{case.name}: {case.operations} operations")
     total = args.warmup + args.repeat
-    for round_no in range(total):
-        log(f"round {round_no + 1}/{total}{'' if round_no >= args.warmup else ' (warm-up)'}")
+    try:
+        for round_no in range(total):
+            log(f"round {round_no + 1}/{total}{'' if round_no >= args.warmup else ' (warm-up)'}")
+            for row in rows:
+                row.once(round_no >= args.warmup)
+    finally:  # the watches end with the bench, whatever stops it
         for row in rows:
-            row.once(round_no >= args.warmup)
-    for row in rows:
-        if isinstance(row, WatchRow):
-            row.stop()
+            if isinstance(row, WatchRow):
+                row.stop()
     report = make_report(args, tools, cases, rows)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
