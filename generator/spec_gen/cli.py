@@ -24,6 +24,11 @@ def _config(spec: str | None) -> Config:
     return config.with_overrides(spec=Path(spec).resolve() if spec else None)
 
 
+def _build_config(spec: str | None, out: str | None) -> Config:
+    """`build`'s settings: the project's, with `--spec` and `--output` over them."""
+    return _config(spec).with_overrides(output=Path(out).resolve() if out else None)
+
+
 def _fail_on_spec_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Report located spec problems as `file:line:column: ...` lines and exit 1; an unexpected
     error inside spec-gen exits 2 with one line naming the spec node it was working on."""
@@ -276,18 +281,14 @@ def build(
         from .build.watch import prepare
         from .build.watch import watch as watching
 
-        def config_now() -> Config:
-            return _config(spec).with_overrides(output=Path(out).resolve() if out else None)
-
         once = build.callback  # this function, its errors reported as spec-gen build does
         assert once is not None
-        options = {"spec": spec, "out": out, "check": False, "no_cache": no_cache}
-        options |= {"strict": strict, "typecheck": typecheck, "timings": timings, "watch": False}
+        options = {**click.get_current_context().params, "watch": False}
         sys.exit(
             watching(
-                config_now(),
+                _build_config(spec, out),
                 lambda: once(**options),
-                lambda: prepare(config_now(), not no_cache),
+                lambda: prepare(_build_config(spec, out), not no_cache),
                 lambda line: click.echo(line, err=True),
             )
         )
@@ -305,7 +306,7 @@ def build(
                 "--typecheck runs mypy, which is not installed here: "
                 "pip install mypy (or pip install 'spec-gen[typecheck]')"
             )
-    config = _config(spec).with_overrides(output=Path(out).resolve() if out else None)
+    config = _build_config(spec, out)
     if not check and not no_cache and not typecheck:  # no-op rebuild, generator not imported
         from .build.cache import unchanged_since_last_build
 

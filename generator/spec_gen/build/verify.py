@@ -85,22 +85,16 @@ class Verifier:
         lazily) while the build renders; a rebuild whose models did not change then finds
         them imported (the probe keeps them only if the build sends the same sources)."""
         proven = self.proof.last.get("server")
-        twins = self.proof.last.get("formatted") or {}
         if self.output is None or not proven:
             return None
         package = self.packages["server"]
-        root = self.output / "server"
         todo, files = [f"{package}/models.py", f"{package}/__init__.py"], {}
         while todo:
             path = todo.pop()
             if path in files:
                 continue
-            try:
-                source = (root / path).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                return None
-            digest = sha(source.encode("utf-8"))
-            if digest not in (proven.get(path), twins.get(f"server/{path}")):
+            source = self._old("server", path)
+            if source is None:
                 return None
             files[path] = source
             for name in imported(path, source):

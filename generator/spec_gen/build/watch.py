@@ -212,15 +212,12 @@ def _stop(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def changed(before: dict[Path, Stamp]) -> bool:
-    return stamps(list(before)) != before
-
-
 def wait_for_change(before: dict[Path, Stamp]) -> None:
     """Return once a file of `before` looks different, and has stopped changing."""
-    while not changed(before):
+    now = before
+    while now == before:
         time.sleep(POLL_S)
-    now = stamps(list(before))
+        now = stamps(list(before))
     while True:  # an editor writing in several steps: wait until it is done
         time.sleep(SETTLE_S)
         later = stamps(list(before))
